@@ -1,0 +1,5 @@
+import sys
+
+from boardsight.cli import main
+
+sys.exit(main())

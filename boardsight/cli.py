@@ -1,0 +1,92 @@
+"""The ``boardsight`` console script.
+
+Exit codes (a contract, see ARCHITECTURE.md): 0 success (for ``check``: the change is a legal
+move), 1 the change is not a legal move, 2 an unreadable or malformed input file, 3 no board
+found in a picture.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import referee
+
+EXIT_OK, EXIT_ILLEGAL, EXIT_UNREADABLE, EXIT_NO_BOARD = 0, 1, 2, 3
+
+
+class CliError(Exception):
+    """An error to print as ``{"error": ...}`` with an exit code."""
+
+    def __init__(self, message: str, code: int = EXIT_UNREADABLE):
+        super().__init__(message)
+        self.code = code
+
+
+def _print_json(obj: Any) -> None:
+    json.dump(obj, sys.stdout, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def _read_json(path: str) -> dict:
+    try:
+        data = json.loads(Path(path).read_text("utf-8"))
+    except FileNotFoundError:
+        raise CliError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CliError(f"{path}: not a readable JSON file ({exc})") from None
+    if not isinstance(data, dict) or "cells" not in data:
+        raise CliError(f'{path}: expected a JSON object with "cells" (the boardsight read shape)')
+    return data
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    _print_json(referee.load_definition(args.game))
+    return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    before, after = _read_json(args.before), _read_json(args.after)
+    game = referee.load(args.game)
+    # What the board cannot show (a Mastermind secret, whose turn it is) may ride along in
+    # either file; the AFTER file wins.
+    context = {k: v for k, v in {**before, **after}.items()
+                if k not in ("cells", "confidence", "corners", "ms", "game", "rows", "cols")}
+    try:
+        verdict = game.judge(before["cells"], after["cells"], **context)
+    except referee.RefereeError as exc:
+        verdict = referee.Verdict.illegal(str(exc))
+    _print_json(verdict.as_dict())
+    return EXIT_OK if verdict.legal else EXIT_ILLEGAL
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="boardsight", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("rules", help="print a game's definition (board, pieces, scoring) as JSON")
+    p.add_argument("game", choices=referee.GAMES)
+    p.set_defaults(func=cmd_rules)
+
+    p = sub.add_parser("check", help="judge the change between two readings of a board")
+    p.add_argument("game", choices=referee.GAMES)
+    p.add_argument("before", help='JSON with "cells" (the boardsight read shape)')
+    p.add_argument("after", help='JSON with "cells" after the move')
+    p.set_defaults(func=cmd_check)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except CliError as exc:
+        _print_json({"error": str(exc)})
+        return exc.code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
