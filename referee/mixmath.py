@@ -292,8 +292,10 @@ class MixmathGame(Game):
         of blanks, their read value being the declared one), and for the 50-point bonus
         either ``rack_emptied`` (bool: the player began with a full rack and emptied it) or
         ``bonus_draws`` (tiles drawn on sign squares during this change). With neither, the
-        rack counts as emptied exactly when ``rack_size`` (7) tiles appear and none lies on a
-        sign square: then no bonus tile can have been drawn, so a full rack went down.
+        bonus is given only when the board proves the rack was emptied: at least
+        ``rack_size`` (7) tiles appeared and every sign square among them must have given a
+        bonus draw to supply them (n − 7 = sign squares covered; e.g. 7 tiles and none on a
+        sign square). Otherwise the player may have kept drawn tiles, and must say so.
         """
         try:
             state = self.state_from_cells(before, context.get("players", 2),
@@ -301,9 +303,11 @@ class MixmathGame(Game):
         except NotAMove as exc:
             return Verdict.illegal(str(exc))
         if "rack_emptied" not in context and "bonus_draws" not in context:
-            added = [cell for cell, v in _new_tiles(state.cells(), after).items()]
-            on_sign = any(self.square(cell).sign for cell in added)
-            context = {**context, "rack_emptied": len(added) == self.rack_size and not on_sign}
+            added = _new_tiles(state.cells(), after)
+            low, high = state.bonus_draw_range(len(added), sum(
+                self.square(cell).sign is not None for cell in added))
+            proven = len(added) >= self.rack_size and low == high
+            context = {**context, "rack_emptied": proven}
         return state.judge_change(after, **context)
 
     # -- reading a picture's cells
@@ -673,9 +677,10 @@ class MixmathState(State):
 
         The tiles are put in the order in which every placement is valid that scores most.
         The score is their total, +``full_rack_bonus`` when the turn began with a full rack
-        that these placements empty: the tracked rack size plus ``context["bonus_draws"]``
-        (tiles drawn on sign squares meanwhile) minus the new tiles is 0, or the player says
-        so with ``context["rack_emptied"]``. ``context["blanks"]``: cell names of new blanks.
+        that these placements empty: the tracked rack size plus the bonus draws (tiles
+        drawn on sign squares meanwhile: ``context["bonus_draws"]``, else the fewest that
+        supply the new tiles) minus the new tiles is 0; or the player says so with
+        ``context["rack_emptied"]``. ``context["blanks"]``: cell names of new blanks.
         Misread photos (tiles removed or changed, impossible values, too many copies)
         give an illegal verdict naming the cells to check.
         """
@@ -708,13 +713,11 @@ class MixmathState(State):
         game, n = self.game, len(placements)
         rack = self.racks[self._current]
         on_signs = sum(game.square(p.cell).sign is not None for p in placements)
-        most = rack + (min(on_signs, self.pouch) if game.bonus_draws else 0)
-        if n > most:
+        low, high = self.bonus_draw_range(n, on_signs)
+        if low > high:
             return Verdict.illegal(
-                f"{n} new tiles, but the player holds {rack} (and may draw at most {most - rack} "
+                f"{n} new tiles, but the player holds {rack} (and may draw at most {high} "
                 f"on sign squares) — check the photo")
-        if n > rack + self.pouch:
-            return Verdict.illegal(f"{n} new tiles, but only {rack + self.pouch} remain unplayed")
 
         found = best_order(self, placements)
         order = [placements[i] for i in found.order]
@@ -732,19 +735,47 @@ class MixmathState(State):
                 move=" ".join(str(p) for p in order + stuck),
                 partial_score=found.total, unplaceable=[str(p) for p in stuck], **details)
 
-        if "rack_emptied" in context:
-            emptied = bool(context["rack_emptied"])
-            draws = n - rack if emptied else int(context.get("bonus_draws", 0))
-        else:
-            draws = int(context.get("bonus_draws", 0))
-            emptied = rack + draws - n == 0
-        if not 0 <= draws <= min(on_signs, self.pouch) or rack + draws < n:
-            return Verdict.illegal(
-                f"{n} tiles placed from a rack of {rack} with {draws} bonus draws does not add up "
-                f"({on_signs} sign squares covered, {self.pouch} tiles in the pouch)")
+        draws = self._bonus_draws(n, low, high, context)
+        if isinstance(draws, str):
+            return Verdict.illegal(draws, move=" ".join(details["order"]), **details)
+        emptied = rack + draws == n
         bonus = game.full_rack_bonus if emptied and self.turn_started_full else 0
         details.update(full_rack_bonus=bonus, rack_emptied=emptied, bonus_draws=draws)
         return Verdict(True, found.total + bonus, " ".join(details["order"]), details=details)
+
+    def bonus_draw_range(self, n: int, on_signs: int) -> tuple[int, int]:
+        """The fewest and the most bonus draws with which the current player can have put
+        down ``n`` tiles covering ``on_signs`` sign squares (fewest > most: impossible)."""
+        rack = self.racks[self._current]
+        most = min(on_signs, self.pouch) if self.game.bonus_draws else 0
+        return max(0, n - rack), most
+
+    def _bonus_draws(self, n: int, low: int, high: int, context: dict) -> int | str:
+        """The bonus draws made while placing ``n`` tiles: as told in ``context``, else the
+        fewest possible; a message when what was told cannot be."""
+        rack = self.racks[self._current]
+        if "bonus_draws" in context:
+            draws = int(context["bonus_draws"])
+        elif "rack_emptied" in context:
+            if context["rack_emptied"]:
+                draws = n - rack
+            else:                       # tiles left: one draw more than needed, if any
+                draws = low if rack + low > n else low + 1
+        else:
+            draws = low
+        if low <= draws <= high:
+            return draws
+        left = "empty" if rack + draws == n else f"holding {rack + draws - n}"
+        return (f"{n} tiles placed from a rack of {rack} with {draws} bonus draws would leave it "
+                f"{left}, which cannot be ({high} bonus draws at most from the sign squares "
+                f"covered) — check what the player said")
+
+    def apply_change(self, after: Grid, **context: Any) -> Verdict:
+        """Judge the next picture (see :meth:`judge_change`) and play it when legal."""
+        verdict = self.judge_change(after, **context)
+        if verdict.legal:
+            self._apply_judged(verdict)
+        return verdict
 
     def _with(self, placements: Sequence[Placement]) -> MixmathState:
         """A scratch copy of the board with ``placements`` on it (no rules checked)."""
