@@ -107,12 +107,42 @@ class BoardGeometry:
         s = self.marker_mm / 2
         return np.array([[cx - s, cy - s], [cx + s, cy - s], [cx + s, cy + s], [cx - s, cy + s]])
 
+    # -- Mastermind's extra holes (meaningful on a Mastermind board; defined for any)
+
+    def key_hole_centres_mm(self) -> np.ndarray:
+        """(rows, 4, 2) centres of the key-peg holes: a 2 x 2 group in the right margin
+        beside each row, ordered TL, TR, BL, BR within the group."""
+        x_right = self.grid_origin_mm[0] + self.grid_size_mm[0]
+        gx = x_right + _KEY_GROUP_X * self.cell_mm
+        d = _KEY_SPACING * self.cell_mm / 2
+        offsets = np.array([[-d, -d], [d, -d], [-d, d], [d, d]])
+        centres = self.cell_centres_mm()[:, -1, :].copy()
+        centres[:, 0] = gx
+        return centres[:, None, :] + offsets[None, :, :]
+
+    def shield_box_mm(self) -> tuple[float, float, float, float]:
+        """(x0, y0, x1, y1) of the code-shield area in the top margin, above the grid."""
+        x0, y0 = self.grid_origin_mm
+        return (x0, y0 * _SHIELD_TOP, x0 + self.grid_size_mm[0], y0 * _SHIELD_BOTTOM)
+
+    def code_hole_centres_mm(self) -> np.ndarray:
+        """(cols, 2) centres of the secret-code holes under the shield, one per column."""
+        x0, y0, x1, y1 = self.shield_box_mm()
+        xs = self.cell_centres_mm()[0, :, 0]
+        return np.stack([xs, np.full_like(xs, (y0 + y1) / 2)], axis=-1)
+
     def with_cell_mm(self, cell_mm: float) -> BoardGeometry:
         """The same board scaled so that a cell is ``cell_mm`` across (margins scale too)."""
         k = cell_mm / self.cell_mm
         return replace(self, cell_mm=cell_mm, marker_mm=self.marker_mm * k,
                        margins_mm=tuple(m * k for m in self.margins_mm))
 
+
+# Mastermind's key-peg group: its centre lies this many cells right of the grid, holes this
+# many cells apart; the code shield spans these fractions of the top margin.
+_KEY_GROUP_X = 0.75
+_KEY_SPACING = 0.42
+_SHIELD_TOP, _SHIELD_BOTTOM = 0.12, 0.9
 
 # Per-game margins in cells (left, top, right, bottom): room for the corner markers, and
 # on Mastermind for the key-peg column (right) and the code shield (top).
