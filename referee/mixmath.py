@@ -303,7 +303,7 @@ class MixmathGame(Game):
         except NotAMove as exc:
             return Verdict.illegal(str(exc))
         if "rack_emptied" not in context and "bonus_draws" not in context:
-            added = _new_tiles(state.cells(), after)
+            added = [cell for cell in _new_tiles(state.cells(), after) if cell not in self.fixed]
             low, high = state.bonus_draw_range(len(added), sum(
                 self.square(cell).sign is not None for cell in added))
             proven = len(added) >= self.rack_size and low == high
@@ -324,7 +324,8 @@ class MixmathGame(Game):
                     continue  # the printed centre number itself is no tile
                 if fixed is not None:
                     problems.append(f"a tile reads {value!r} at {cell_name(cell)}, on the fixed "
-                                    f"centre number {fixed} — no tile goes there; check the photo")
+                                    f"centre number {fixed} — no tile goes there; "
+                                    f"check the photo")
                 elif not isinstance(value, int) or isinstance(value, bool):
                     problems.append(f"the tile at {cell_name(cell)} reads {value!r}, not a number "
                                     f"0..{MAX_TILE}; check the photo")
@@ -509,7 +510,8 @@ class MixmathState(State):
             parts.append(f"{a} and {b} {WHERE[name]} give {gives}")
         if not parts:
             return "there are no two tiles in a line beside it"
-        only = f"on the {SIGN_NAMES[sign]} square only a {SIGN_NAMES[sign]} counts; " if sign else ""
+        only = f"on the {SIGN_NAMES[sign]} square only a {SIGN_NAMES[sign]} counts; " \
+            if sign else ""
         return only + "; ".join(parts) + f", not {value}"
 
     # -- moves

@@ -61,7 +61,8 @@ def test_layout_squares():
     assert GAME.square(parse_cell("1A")).premium == 3 and GAME.square(parse_cell("2B")).premium == 2
     squares = [sq for row in GAME.squares for sq in row]
     assert all(sum(sq.sign == sign for sq in squares) == 8 for sign in "+-x/")
-    assert sum(sq.premium == 3 for sq in squares) == 12 and sum(sq.premium == 2 for sq in squares) == 16
+    assert sum(sq.premium == 3 for sq in squares) == 12
+    assert sum(sq.premium == 2 for sq in squares) == 16
 
 
 def test_load_uses_game_class_and_centre_reads_as_none():
@@ -363,20 +364,40 @@ def test_ten_and_twelve_tiles_of_the_real_game_at_once():
         assert _replay_total(state, order) == found.total
 
 
-def test_twelve_mutually_dependent_tiles_exact():
-    """Twelve 1s on a row below two rows of 1s: every order is valid, each tile gains a
-    direction when its two neighbours on a side came first; 2^12 subsets."""
-    game = plain_game()
-    state = game.new_initial_state()
+def _row_of_ones(n: int) -> tuple[MixmathState, list[Placement]]:
+    """n 1s on row 3 below two rows of 1s (plain board, enough 1s): every tile is valid at
+    once (1 = 1×1 above it) and gains a direction for each side whose two neighbours came
+    first, so every order is valid and all 2^n subsets are reachable."""
+    state = plain_game().new_initial_state()
     for c in range(14):
         state.board[0][c] = state.board[1][c] = 1
-    tiles = [Placement((2, c), 1) for c in range(12)]
+    return state, [Placement((2, c), 1) for c in range(n)]
+
+
+def _row_of_ones_score(order: tuple[int, ...], n: int) -> int:
+    """An independent model of the same position: 1 point per tile, +1 per side whose two
+    neighbours were placed before it."""
+    when = {t: i for i, t in enumerate(order)}
+    before = lambda a, b, t: 0 <= a < n and 0 <= b < n and when[a] < when[t] and when[b] < when[t]
+    return sum(1 + before(t - 1, t - 2, t) + before(t + 1, t + 2, t) for t in order)
+
+
+def test_order_search_matches_brute_force_on_a_row_of_ones():
+    state, tiles = _row_of_ones(7)
+    best = max(_row_of_ones_score(p, 7) for p in itertools.permutations(range(7)))
+    found = best_order(state, tiles)
+    assert found.exact and found.total == best == 12
+    assert _row_of_ones_score(found.order, 7) == found.total
+
+
+def test_twelve_mutually_dependent_tiles_exact():
+    state, tiles = _row_of_ones(12)
     found = best_order(state, tiles)
     assert found.exact and len(found.order) == 12
     assert _replay_total(state, [tiles[i] for i in found.order]) == found.total
-    # left to right gives every tile from the third on a second direction: 22; no order
-    # does better, since the first two placed in a row can only lean on the row above
-    assert found.total == 22
+    assert _row_of_ones_score(found.order, 12) == found.total
+    # the brute force of the model gives 2n − 2 for n = 5..9; 12! orders are too many to try
+    assert found.total == 2 * 12 - 2
 
 
 def _random_position(seed: int, placements: int):
