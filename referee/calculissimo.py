@@ -441,10 +441,10 @@ class CalculissimoGame(Game):
             return Verdict.illegal(str(exc), move=str(play))
         total, shares = best
         details = []
-        for calc, (score, digit_factors, premiums) in zip(calculations, shares):
+        for calc, (score, scored, premiums) in zip(calculations, shares):
             details.append({"line": calc.name, "cells": [cell_name(c) for c in calc.cells],
                             "expression": calc.expression(), "value": int(calc.value()),
-                            "premiums": premiums, "scored": calc.expression(digit_factors),
+                            "premiums": premiums, "scored": scored,
                             "score": score})
         return Verdict(True, total, str(play), details={"calculations": details})
 
@@ -542,7 +542,7 @@ class CalculissimoGame(Game):
         """Give every premium newly covered to one calculation through it so that the turn
         scores most, with every calculation still a positive integer with its premiums.
 
-        Returns (total, [(score, digit factors by token index, premium names) per calc])."""
+        Returns (total, [(score, scored expression, premium names) per calculation])."""
         covered = []  # (cell, premium, indices of the calculations it may go to)
         for cell in sorted(placed):
             premium = self.premiums.get(cell)
@@ -567,13 +567,16 @@ class CalculissimoGame(Game):
                     else:
                         factors.append(premium.factor)
                 value = calc.value(digit_factors) * self._combine(factors)
+                scored = calc.expression(digit_factors)
+                if factors:
+                    scored = f"({scored}) x{self._combine(factors)}"
                 if not is_positive_integer(value):
                     failure = failure or (f"{calc.name}: with its premiums "
-                                          f"{calc.expression(digit_factors)} = {show(value)} is "
+                                          f"{scored} = {show(value)} is "
                                           f"not a positive integer; a calculation must be valid "
                                           f"with and without its premiums")
                     break
-                shares.append((int(value), digit_factors, names))
+                shares.append((int(value), scored, names))
                 total += int(value)
             else:
                 if best is None or total > best[0]:
