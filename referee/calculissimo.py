@@ -15,6 +15,22 @@ expression, yellow/purple (and the yellow start square) the whole calculation; a
 in two calculations gives its premium to the one where it earns most. A joker stands for
 any token but ×, keeps its declared value for the rest of the game, and earns no premium.
 
+Decisions where the text is open (see also the ``_*`` notes of ``games/calculissimo.json``):
+
+- a turn's tokens lie in one row or column, no gap, touching the board: the rules' three
+  ways to play are Scrabble's (``one_line_per_turn``; false allows any joined shape);
+- the first turn puts a *digit* on the start square ("one of the digits in the centre");
+- premiums are part of the calculation: with them, as without them, its value must be a
+  positive integer (rule 7), else the play is illegal; a digit premium under an operator
+  does nothing; two calculation premiums on one calculation multiply
+  (``calculation_premiums_combine``: "largest" keeps only the larger);
+- a new token on a premium square in two calculations gives the premium to the one that
+  makes the turn's total largest, even when that is not the larger calculation;
+- a player who empties the hand draws and plays again (the same player's next move);
+  with the bag empty the game is over; a full round of passes also ends it (an exchange
+  is not a pass and needs tokens in the bag);
+- hand penalties: digits at face value, operators and jokers 10, told by the players.
+
 >>> game = CalculissimoGame()
 >>> state = game.new_initial_state(players=2)
 >>> state.apply(Play.parse("8H=6 8I=/ 8J=2")).score    # 6 / 2 = 3, x2 on the start square
