@@ -513,3 +513,33 @@ def test_random_games_keep_hands_and_bag_in_step(seed):
     assert state.is_terminal()
     totals = state.scores
     assert state.finish(hands) == [t - penalty(h) for t, h in zip(totals, hands)]
+
+
+def test_the_default_board_is_symmetric_around_the_start_square():
+    game = CalculissimoGame()
+    layout = game.layout
+    assert layout == layout[::-1] and layout == [row[::-1] for row in layout]
+    assert layout == ["".join(col) for col in zip(*layout)]
+    assert game.premiums[game.start].kind == "calculation" and game.premiums[game.start].factor == 2
+
+
+def test_first_moves_from_any_tokens_cover_the_start_square():
+    state = CalculissimoGame().new_initial_state()
+    moves = list(islice(state.legal_moves(), 60))
+    plays = [m for m in moves if isinstance(m, Play)]
+    assert len(plays) == 60
+    for play in plays:
+        cells = dict(play.tokens)
+        assert (7, 7) in cells and cells[(7, 7)].lstrip(JOKER).isdigit()
+        assert state.judge_move(play).score > 0
+
+
+def test_generated_jokers_never_stand_for_x_and_hands_are_respected():
+    state = game_with().new_initial_state()
+    state.apply(Play.parse("8H=1 8I=+ 8J=2"))
+    moves = list(state.legal_moves(["?", "x", "5"]))
+    plays = [m for m in moves if isinstance(m, Play)]
+    assert plays and moves[-2:] == [Pass(), Exchange(7)]
+    assert all(v != "?x" for p in plays for _, v in p.tokens)
+    assert all(not p.hand_tokens - Counter(["?", "x", "5"]) for p in plays)
+    assert Play.parse("8K=x 8L=5") in plays and Play.parse("8K=?+ 8L=5") in plays
