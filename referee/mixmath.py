@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from referee.core import (Cell, Change, Game, Grid, IllegalMove, NotAMove, RefereeError, State,
@@ -308,7 +308,11 @@ class MixmathGame(Game):
                 self.square(cell).sign is not None for cell in added))
             proven = len(added) >= self.rack_size and low == high
             context = {**context, "rack_emptied": proven}
-        return state.judge_change(after, **context)
+        verdict = state.judge_change(after, **context)
+        if verdict.legal and verdict.details["full_rack_bonus"]:
+            # Judged alone, the change is the whole turn: its score includes the bonus.
+            verdict = replace(verdict, score=verdict.score + verdict.details["full_rack_bonus"])
+        return verdict
 
     # -- reading a picture's cells
 
@@ -678,8 +682,9 @@ class MixmathState(State):
         """The new tiles of the next picture as placements of the current turn.
 
         The tiles are put in the order in which every placement is valid that scores most.
-        The score is their total, +``full_rack_bonus`` when the turn began with a full rack
-        that these placements empty: the tracked rack size plus the bonus draws (tiles
+        The score is their total; ``details["full_rack_bonus"]`` says whether they earn the
+        bonus, which the end of the turn adds: it is earned when the turn began with a full
+        rack that these placements empty: the tracked rack size plus the bonus draws (tiles
         drawn on sign squares meanwhile: ``context["bonus_draws"]``, else the fewest that
         supply the new tiles) minus the new tiles is 0; or the player says so with
         ``context["rack_emptied"]``. ``context["blanks"]``: cell names of new blanks.
@@ -741,9 +746,11 @@ class MixmathState(State):
         if isinstance(draws, str):
             return Verdict.illegal(draws, move=" ".join(details["order"]), **details)
         emptied = rack + draws == n
+        # The bonus belongs to the turn: the end of the turn adds it (see _end_turn); the
+        # verdict only says it is earned, so a turn's verdicts never count it twice.
         bonus = game.full_rack_bonus if emptied and self.turn_started_full else 0
         details.update(full_rack_bonus=bonus, rack_emptied=emptied, bonus_draws=draws)
-        return Verdict(True, found.total + bonus, " ".join(details["order"]), details=details)
+        return Verdict(True, found.total, " ".join(details["order"]), details=details)
 
     def bonus_draw_range(self, n: int, on_signs: int) -> tuple[int, int]:
         """The fewest and the most bonus draws with which the current player can have put
@@ -793,9 +800,14 @@ class MixmathState(State):
         draws = verdict.details["bonus_draws"]
         self.racks[self._current] += draws
         self.pouch -= draws
-        for text in verdict.details["order"]:
-            self._place(Placement.parse(text))
-        self.bonus_draw_available = False
+        placements = [Placement.parse(text) for text in verdict.details["order"]]
+        for placement in placements:
+            self._place(placement)
+        # The draws the change needed are taken on its first sign squares; the last tile's
+        # draw stays open (the player may still take it) only when some sign square is unused.
+        on_signs = sum(self.game.square(p.cell).sign is not None for p in placements)
+        if draws >= on_signs:
+            self.bonus_draw_available = False
 
 
 # -- several new tiles at once: the best order

@@ -186,6 +186,16 @@ def test_turn_score_and_full_rack_bonus():
     assert state.scores == [152, 0] and state.racks == [7, 7] and state.pouch == 108 - 14 - 7
 
 
+def test_bonus_is_counted_once_when_the_turn_is_seen_by_the_camera():
+    # In a game, a change scores its placements and says the bonus is earned; the end of
+    # the turn adds it, so the turn's verdicts never count it twice.
+    state = GAME.new_initial_state()
+    seven = {"7F": 3, "7I": 3, "6G": 4, "6H": 6, "9G": 4, "9H": 6, "8F": 7}
+    verdict = state.apply_change(grid_with(seven))
+    assert verdict.score == 33 and verdict.details["full_rack_bonus"] == 50
+    assert state.apply(EndTurn()).score == 33 + 50 and state.scores == [83, 0]
+
+
 def test_bonus_draw_keeps_the_rack_from_being_emptied():
     state = GAME.new_initial_state()
     state.apply(P("7F=3"))
