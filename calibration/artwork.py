@@ -638,7 +638,8 @@ def draw_position(geometry: BoardGeometry, style: Style, cells, px_per_mm: float
     cells : rows x cols grid (the ``boardsight read`` shape), None for empty.
     rng : None (every piece exactly centred and upright), a seed, or a numpy Generator:
         tiles then lie up to ``max_offset`` of a cell off centre and turned up to
-        ``max_angle`` degrees (BOARDS.md: 10 % and 10°); pegs sit in their holes (a
+        ``max_angle`` degrees (BOARDS.md: 10 % and 10°), but never further towards an
+        occupied neighbour than half the gap between them; pegs sit in their holes (a
         quarter of that offset), round pieces are not turned.
     key_pegs : Mastermind feedback per row, (reds, whites), drawn in the key holes.
 
@@ -673,10 +674,28 @@ def draw_position(geometry: BoardGeometry, style: Style, cells, px_per_mm: float
                     k = max_offset / 4 if game == "mastermind" else max_offset
                     offset = rng.uniform(-k, k, 2) * cell_px
                 shadow = 0.0
+            if rng is not None:
+                offset = _keep_clear(grid, r, c, offset, (cell_px - size) / 2)
             paste_sprite(img, sprite, centres[r, c] + offset, angle, shadow)
     if key_pegs is not None and game == "mastermind":
         _draw_key_pegs(img, geometry, style, px_per_mm, key_pegs)
     return img
+
+
+def _keep_clear(grid, r, c, offset, slack):
+    """Pieces are solid: towards an occupied neighbour a piece moves at most ``slack`` px
+    (half the gap between two centred pieces), so neighbours never overlap."""
+    ox, oy = offset
+    rows, cols = len(grid), len(grid[0])
+    if c + 1 < cols and grid[r][c + 1] is not None:
+        ox = min(ox, slack)
+    if c > 0 and grid[r][c - 1] is not None:
+        ox = max(ox, -slack)
+    if r + 1 < rows and grid[r + 1][c] is not None:
+        oy = min(oy, slack)
+    if r > 0 and grid[r - 1][c] is not None:
+        oy = max(oy, -slack)
+    return np.array([ox, oy])
 
 
 def _draw_key_pegs(img, geometry, style, ppm, key_pegs):

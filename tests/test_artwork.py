@@ -300,3 +300,11 @@ def test_every_face_draws_distinct_digits():
                  if np.array_equal(inks[a], inks[b])}
         assert not pairs, path
         assert all(ink.sum() > 10 for ink in inks), path
+
+
+def test_tiles_never_move_into_an_occupied_neighbour():
+    from calibration.artwork import _keep_clear
+    grid = [[None, 1, None], [2, 3, 4], [None, 5, None]]
+    assert list(_keep_clear(grid, 1, 1, np.array([9.0, -9.0]), 2.0)) == [2.0, -2.0]
+    assert list(_keep_clear(grid, 0, 1, np.array([-9.0, -9.0]), 2.0)) == [-9.0, -9.0]
+    assert list(_keep_clear(grid, 0, 1, np.array([9.0, 9.0]), 2.0)) == [9.0, 2.0]
