@@ -63,6 +63,18 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_OK if verdict.legal else EXIT_ILLEGAL
 
 
+def cmd_print(args: argparse.Namespace) -> int:
+    from calibration.printing import print_game  # imports OpenCV: only when printing
+
+    try:
+        paths = print_game(args.game, args.out, paper=args.paper, cell_mm=args.cell_mm,
+                           rows=args.rows, cols=args.cols, dpi=args.dpi)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    _print_json({"files": [str(p) for p in paths]})
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="boardsight", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -76,6 +88,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("before", help='JSON with "cells" (the boardsight read shape)')
     p.add_argument("after", help='JSON with "cells" after the move')
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("print", help="write a print-and-play set (board and cut-out sheets) "
+                                     "as PDF or PNG")
+    p.add_argument("game", choices=referee.GAMES)
+    p.add_argument("out", help="OUT.pdf, or OUT.png (several pages: OUT-1.png, OUT-2.png, ...)")
+    p.add_argument("--paper", choices=("a4", "a3", "letter"), default="a4")
+    p.add_argument("--cell-mm", type=float, default=None,
+                   help="cell size in mm (default: the game's)")
+    p.add_argument("--rows", type=int, default=None, help="Breakthrough only: board rows")
+    p.add_argument("--cols", type=int, default=None, help="Breakthrough only: board columns")
+    p.add_argument("--dpi", type=int, default=300)
+    p.set_defaults(func=cmd_print)
     return parser
 
 

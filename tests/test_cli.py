@@ -79,3 +79,15 @@ def test_console_script_is_installed():
     out = subprocess.run([sys.executable, "-m", "boardsight", "rules", "breakthrough"],
                          capture_output=True, text=True, check=True).stdout
     assert json.loads(out)["name"] == "breakthrough"
+
+
+def test_print_writes_png_pages(capsys, tmp_path):
+    code, answer = run(capsys, "print", "breakthrough", str(tmp_path / "bt.png"), "--rows", "5",
+                       "--cols", "5", "--dpi", "60", "--paper", "a4")
+    assert code == EXIT_OK
+    assert answer["files"] and all(Path(f).stat().st_size > 1000 for f in answer["files"])
+
+
+def test_print_refuses_an_unknown_format(capsys, tmp_path):
+    code, answer = run(capsys, "print", "mixmath", str(tmp_path / "board.doc"))
+    assert code == EXIT_UNREADABLE and ".pdf" in answer["error"]
