@@ -1,0 +1,66 @@
+"""A game's board layout as vision needs it: which kind of square lies where.
+
+Vision must not import the referee; it reads the layout through here. A *kind* is what a
+camera can tell apart on an empty board, not what the rules make of it:
+
+========== ==========================================================================
+kind       squares
+========== ==========================================================================
+plain      an ordinary square
+premium2   Mixmath "2" (2x); Calculissimo "g", "y" and the start "*" (the 2x squares)
+premium3   Mixmath "3" (3x); Calculissimo "b" and "p" (the 3x squares)
+sign       Mixmath "+ - x /"
+fixed      a square with a printed number that acts as a tile (Mixmath's centre 1 2 3 4)
+========== ==========================================================================
+
+>>> kinds = square_kinds("mixmath")
+>>> kinds.shape, str(kinds[0, 0]), str(kinds[6, 6]), str(kinds[1, 4])
+((14, 14), 'premium3', 'fixed', 'sign')
+>>> fixed_numbers("mixmath")
+{(6, 6): 1, (6, 7): 2, (7, 6): 3, (7, 7): 4}
+>>> square_kinds("breakthrough").shape
+(8, 8)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from referee.core import load_definition
+
+KINDS = ("plain", "premium2", "premium3", "sign", "fixed")
+
+_KIND_OF_CHAR = {
+    "mixmath": {".": "plain", "2": "premium2", "3": "premium3", "+": "sign", "-": "sign",
+                "x": "sign", "/": "sign"},
+    "calculissimo": {".": "plain", "g": "premium2", "y": "premium2", "*": "premium2",
+                     "b": "premium3", "p": "premium3"},
+}
+
+
+def layout_rows(game: str, rows: int | None = None, cols: int | None = None) -> list[str]:
+    """The layout strings of ``game`` (row 0 at the top); all plain when it has none."""
+    definition = load_definition(game)
+    if "layout" in definition:
+        return list(definition["layout"])
+    return ["." * (cols or definition["cols"])] * (rows or definition["rows"])
+
+
+def fixed_numbers(game: str) -> dict[tuple[int, int], int]:
+    """{(row, col): number} of the numbers printed on the board as tiles: the digits in
+    the central 2 x 2 block of the layout (Mixmath's 1 2 3 4; "2" and "3" elsewhere are
+    premium squares)."""
+    rows = layout_rows(game)
+    n, m = len(rows), len(rows[0])
+    centre = [(r, c) for r in (n // 2 - 1, n // 2) for c in (m // 2 - 1, m // 2)]
+    return {(r, c): int(rows[r][c]) for r, c in centre if rows[r][c].isdigit()}
+
+
+def square_kinds(game: str, rows: int | None = None, cols: int | None = None) -> np.ndarray:
+    """(rows, cols) array of kind names (see :data:`KINDS`) for ``game``'s board."""
+    table = _KIND_OF_CHAR.get(game, {})
+    chars = layout_rows(game, rows, cols)
+    kinds = np.array([[table.get(ch, "plain") for ch in row] for row in chars])
+    for cell in fixed_numbers(game) if game in _KIND_OF_CHAR else ():
+        kinds[cell] = "fixed"
+    return kinds

@@ -1,0 +1,1144 @@
+"""Find a game board in a photo, and cut it out top-down.
+
+Two ways in, tried in this order:
+
+``markers``
+    A print-and-play board carries an ArUco marker (``DICT_4X4_50``) in each corner of its
+    margin; an id names the game and the corner (:func:`calibration.geometry.decode_marker_id`),
+    so one marker gives the board's place *and* which side is up. A homography from one or
+    two markers extrapolates badly across the board, so it is refined on the grid lines,
+    outwards from the markers.
+``grid``
+    An own set has no markers. Its squares (or the tiles on them, or a Mastermind board's
+    holes) are blobs in a lattice: the blobs are found on a downscaled grey copy, a lattice
+    is grown from the most regular blob by a homography fitted as it grows (any rotation,
+    any perspective), and its extent gives the R x C grid. Then each of the R+1 and C+1 grid
+    lines is fitted to the dark lines or gaps between the squares, and the homography is
+    fitted by least squares to *all* their intersections. Which side is up comes from the
+    board itself: the board profile's appearance when the set was calibrated, and Mixmath's
+    printed centre 1 2 3 4 (the "1" carries the least ink). The layout alone cannot tell:
+    Mixmath's and Calculissimo's layouts look the same under all four quarter turns.
+
+A :class:`BoardLocation` holds the homography from image pixels to board millimetres
+(:class:`calibration.geometry.BoardGeometry`), and :func:`rectify_grid` cuts out the playing
+grid so that cell (r, c) is the pixel block ``[r*p:(r+1)*p, c*p:(c+1)*p]``.
+
+Conventions: image points are (x, y) in pixels with pixel centres at integers (OpenCV's);
+*grid units* are cells, (0, 0) the playing grid's top-left corner as the board is oriented
+for the referee, x along the columns, y down the rows.
+
+>>> loc = BoardLocation.from_grid_homography("mixmath", np.diag([0.1, 0.1, 1.0]))
+>>> loc.grid_corners.round(1).tolist()
+[[0.0, 0.0], [140.0, 0.0], [140.0, 140.0], [0.0, 140.0]]
+>>> loc.cell_centres()[0, 1].round(1).tolist()
+[15.0, 5.0]
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field, replace
+
+import cv2
+import numpy as np
+
+from calibration.geometry import BoardGeometry, board_geometry, decode_marker_id
+from calibration.layouts import fixed_numbers
+from calibration.profiles import BoardProfile, known_profiles, load_profile
+
+from .config import BoardConfig
+
+# ----------------------------------------------------------------------------------------
+# public types
+
+
+class BoardNotFound(Exception):
+    """No board of the game could be located in the picture; the message says what was
+    seen (so a player can act: "only 20 of the 196 squares are visible")."""
+
+
+@dataclass
+class BoardLocation:
+    """Where a board lies in a photo.
+
+    Attributes
+    ----------
+    game : str
+    geometry : BoardGeometry
+        The board (in mm) the homography maps onto; for an own set it comes from its
+        profile, else from the print-and-play geometry (then only the grid is exact).
+    homography : (3, 3) float ndarray
+        Image pixels -> board mm, the board oriented for the referee.
+    corners : (4, 2) float ndarray
+        The board's corners in the image, TL TR BR BL as the board is oriented (its own
+        top-left, wherever that lies in the photo).
+    grid_corners : (4, 2) float ndarray
+        The playing grid's corners in the image, same order.
+    quality : float
+        0..1: 1 for a grid whose lines fit within a few hundredths of a cell and a clear
+        orientation; it falls with the fit residual, hidden squares and doubt.
+    method : str
+        ``"markers"`` or ``"grid"``.
+    orientation_certain : bool
+        False when which side is up is a guess (a symmetric layout, no profile, no
+        legible centre): a reader may settle it with :meth:`rotated`.
+    orientation_scores : (4,) float ndarray
+        How well each quarter turn of :meth:`rotated` fits the board's features (the
+        first is the one chosen), for a reader that breaks a tie.
+    profile : str or None
+        The board profile (own set) that was matched.
+    details : dict
+        Diagnostics: residual_cells, squares_found, markers, stage times in ms.
+    """
+
+    game: str
+    geometry: BoardGeometry
+    homography: np.ndarray
+    corners: np.ndarray
+    grid_corners: np.ndarray
+    quality: float = 1.0
+    method: str = "grid"
+    orientation_certain: bool = True
+    orientation_scores: np.ndarray = field(default_factory=lambda: np.zeros(4))
+    profile: str | None = None
+    details: dict = field(default_factory=dict)
+
+    # -- construction
+
+    @classmethod
+    def from_grid_homography(cls, game: str, grid_h: np.ndarray,
+                             geometry: BoardGeometry | None = None, **kw) -> BoardLocation:
+        """A location from the homography image px -> grid units (cells)."""
+        geometry = geometry or board_geometry(game)
+        homography = _grid_to_mm(geometry) @ grid_h
+        return cls.from_homography(game, geometry, homography, **kw)
+
+    @classmethod
+    def from_homography(cls, game: str, geometry: BoardGeometry, homography: np.ndarray,
+                        **kw) -> BoardLocation:
+        homography = np.asarray(homography, float) / homography[2, 2]
+        inv = np.linalg.inv(homography)
+        corners = _apply(inv, geometry.board_corners_mm())
+        grid_corners = _apply(inv, geometry.grid_corners_mm())
+        return cls(game, geometry, homography, corners, grid_corners, **kw)
+
+    # -- mapping
+
+    @property
+    def grid_homography(self) -> np.ndarray:
+        """(3, 3) image px -> grid units (cell (r, c) spans [c, c+1] x [r, r+1])."""
+        return np.linalg.inv(_grid_to_mm(self.geometry)) @ self.homography
+
+    def to_image(self, points_mm: np.ndarray) -> np.ndarray:
+        """(..., 2) board mm -> image px."""
+        return _apply(np.linalg.inv(self.homography), points_mm)
+
+    def to_board(self, points_px: np.ndarray) -> np.ndarray:
+        """(..., 2) image px -> board mm."""
+        return _apply(self.homography, points_px)
+
+    def cell_centres(self) -> np.ndarray:
+        """(rows, cols, 2) cell centres in the image."""
+        return self.to_image(self.geometry.cell_centres_mm())
+
+    def cell_polygons(self) -> np.ndarray:
+        """(rows, cols, 4, 2) each cell's corners in the image, TL TR BR BL."""
+        g = self.geometry
+        ys, xs = np.mgrid[0:g.rows + 1, 0:g.cols + 1]
+        nodes = np.stack([xs, ys], -1) * g.cell_mm + np.array(g.grid_origin_mm)
+        nodes = self.to_image(nodes)
+        return np.stack([nodes[:-1, :-1], nodes[:-1, 1:], nodes[1:, 1:], nodes[1:, :-1]], 2)
+
+    def cell_px(self) -> float:
+        """Median side of a cell in the image, in px."""
+        poly = self.cell_polygons()
+        return float(np.median(np.linalg.norm(poly[..., 1, :] - poly[..., 0, :], axis=-1)))
+
+    def rotated(self, quarter_turns: int) -> BoardLocation:
+        """The same board with its top taken to be the side ``quarter_turns`` x 90 deg
+        clockwise from the present top (1: the present right side becomes the top).
+
+        For a reader that settles a doubtful orientation, e.g. by reading the centre
+        1 2 3 4: ``loc.rotated(k)`` puts what is now ``corners[k]`` at TL.
+        """
+        k = quarter_turns % 4
+        g = self.geometry
+        if k % 2 and g.rows != g.cols:
+            raise ValueError("a non-square grid turns only by half turns")
+        grid_h = _quarter_turn(k, g.rows, g.cols) @ self.grid_homography
+        scores = np.roll(self.orientation_scores, -k)
+        return BoardLocation.from_grid_homography(
+            self.game, grid_h, g, quality=self.quality, method=self.method,
+            orientation_certain=self.orientation_certain, orientation_scores=scores,
+            profile=self.profile, details=dict(self.details))
+
+
+# ----------------------------------------------------------------------------------------
+# the public functions
+
+
+def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | None = None,
+               config: BoardConfig | None = None, profile: str | BoardProfile | None = None
+               ) -> BoardLocation:
+    """Locate ``game``'s board in a photo.
+
+    Parameters
+    ----------
+    image_bgr : (H, W, 3) or (H, W) uint8 ndarray
+    game : str
+        ``"mixmath"``, ``"calculissimo"``, ``"mastermind"`` or ``"breakthrough"``.
+    geometry : BoardGeometry, optional
+        The board to map onto (rows and cols: Breakthrough is any R x C). Default: the
+        matched profile's, else the print-and-play geometry.
+    config : BoardConfig, optional
+    profile : str or BoardProfile, optional
+        An own set's profile; by default the game's known profiles are tried.
+
+    Returns
+    -------
+    BoardLocation
+
+    Raises
+    ------
+    BoardNotFound
+        When no board of ``game`` is in the picture (or too little of it shows).
+    ValueError
+        When the picture is not an 8-bit image.
+    """
+    cfg = config or BoardConfig()
+    _check_image(image_bgr)
+    t0 = time.perf_counter()
+    photo = _Photo(image_bgr, cfg.work_long_side)
+    default_geometry = geometry or board_geometry(game)
+
+    # The grid first (it is cheap); markers then only in the corners it predicts. The
+    # whole picture is searched for markers only when no grid shows (a hand over it).
+    loc = _find_by_grid(photo, game, geometry, profile, cfg)
+    markers: list = []
+    if loc is None:
+        for attempt in (0, 1):
+            if attempt:
+                if max(image_bgr.shape[:2]) <= cfg.work_long_side * 1.3:
+                    break
+                photo = _Photo(image_bgr, cfg.retry_long_side)
+                loc = _find_by_grid(photo, game, geometry, profile, cfg)
+                if loc is not None:
+                    break
+            markers = _detect_markers(photo.work_grey, cfg)
+            found = _markers_of(markers, game, photo.work_to_full)
+            if found:
+                loc = _find_by_markers(photo, game, default_geometry, found, cfg)
+                break
+    if loc is not None and loc.method == "grid":
+        loc = _corner_markers(photo, loc, game, geometry, cfg)
+    if loc is None:
+        others = sorted({decode_marker_id(i)[0] for i, _ in markers
+                         if decode_marker_id(i) is not None} - {game})
+        if others:
+            raise BoardNotFound(f"this looks like a {' or '.join(others)} board "
+                                f"(its markers), not {game}")
+        raise BoardNotFound(photo.why_not or f"no {game} board found in the picture")
+    loc.details["find_ms"] = (time.perf_counter() - t0) * 1000
+    return loc
+
+
+def rectify(image_bgr: np.ndarray, location: BoardLocation, px_per_cell: int = 64
+            ) -> np.ndarray:
+    """The whole board seen from straight above, as it is oriented for the referee.
+
+    Parameters
+    ----------
+    image_bgr : (H, W, 3) uint8 ndarray
+    location : BoardLocation
+    px_per_cell : int
+        Output scale: ``px_per_cell / geometry.cell_mm`` pixels per mm.
+
+    Returns
+    -------
+    (round(height_mm * s), round(width_mm * s), 3) uint8 ndarray
+        Pixel (u, v) shows board point ((u + 0.5) / s, (v + 0.5) / s) mm, so cell (r, c)
+        covers ``geometry.cell_box(r, c) * s``.
+    """
+    g = location.geometry
+    s = px_per_cell / g.cell_mm
+    w, h = g.size_mm
+    out = (int(round(w * s)), int(round(h * s)))
+    to_out = np.array([[s, 0, -0.5], [0, s, -0.5], [0, 0, 1.0]]) @ location.homography
+    return _warp(image_bgr, to_out, out, location.cell_px() / px_per_cell)
+
+
+def rectify_grid(image_bgr: np.ndarray, location: BoardLocation, px_per_cell: int = 64
+                 ) -> np.ndarray:
+    """The playing grid alone, top-down: cell (r, c) is ``out[r*p:(r+1)*p, c*p:(c+1)*p]``.
+
+    Returns
+    -------
+    (rows * p, cols * p, channels) uint8 ndarray, p = ``px_per_cell``
+    """
+    g = location.geometry
+    p = px_per_cell
+    to_out = np.array([[p, 0, -0.5], [0, p, -0.5], [0, 0, 1.0]]) @ location.grid_homography
+    return _warp(image_bgr, to_out, (g.cols * p, g.rows * p), location.cell_px() / p)
+
+
+# ----------------------------------------------------------------------------------------
+# geometry helpers
+
+
+def _apply(h: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Apply a 3x3 homography to (..., 2) points."""
+    pts = np.asarray(points, float)
+    flat = pts.reshape(-1, 2)
+    out = flat @ h[:, :2].T + h[:, 2]
+    return (out[:, :2] / out[:, 2:3]).reshape(pts.shape)
+
+
+def _grid_to_mm(g: BoardGeometry) -> np.ndarray:
+    x0, y0 = g.grid_origin_mm
+    return np.array([[g.cell_mm, 0, x0], [0, g.cell_mm, y0], [0, 0, 1.0]])
+
+
+def _quarter_turn(k: int, rows: int, cols: int) -> np.ndarray:
+    """Grid units -> grid units after turning the board's top k quarter turns clockwise
+    (the right side becomes the top): (x, y) -> (y, cols - x), applied k times."""
+    m = np.eye(3)
+    r, c = rows, cols
+    for _ in range(k % 4):
+        m = np.array([[0, 1.0, 0], [-1.0, 0, c], [0, 0, 1]]) @ m
+        r, c = c, r
+    return m
+
+
+def _scale_matrix(sx: float, sy: float | None = None) -> np.ndarray:
+    """Full-size px -> px of a copy scaled by sx, sy (pixel centres at integers)."""
+    sy = sx if sy is None else sy
+    return np.array([[sx, 0, 0.5 * sx - 0.5], [0, sy, 0.5 * sy - 0.5], [0, 0, 1.0]])
+
+
+def _warp(image: np.ndarray, to_out: np.ndarray, size: tuple[int, int],
+          shrink: float) -> np.ndarray:
+    """warpPerspective of the image's needed part; when the output is much smaller than the
+    source, the source region is first shrunk with area averaging (no aliasing)."""
+    w, h = size
+    inv = np.linalg.inv(to_out)
+    box = _apply(inv, np.array([[0, 0], [w, 0], [w, h], [0, h]], float))
+    x0, y0 = np.floor(box.min(0)).astype(int) - 2
+    x1, y1 = np.ceil(box.max(0)).astype(int) + 3
+    x0, y0 = max(x0, 0), max(y0, 0)
+    x1, y1 = min(x1, image.shape[1]), min(y1, image.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return np.zeros((h, w) + image.shape[2:], np.uint8)
+    crop = image[y0:y1, x0:x1]
+    shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1.0]])
+    m = to_out @ shift
+    if shrink > 1.6:
+        f = 1.0 / shrink * 1.25
+        crop = cv2.resize(crop, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+        fx, fy = crop.shape[1] / (x1 - x0), crop.shape[0] / (y1 - y0)
+        m = m @ np.linalg.inv(np.array([[fx, 0, 0.5 * fx - 0.5], [0, fy, 0.5 * fy - 0.5],
+                                        [0, 0, 1.0]]))
+    return cv2.warpPerspective(crop, m, (w, h), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_CONSTANT)
+
+
+def _check_image(image) -> None:
+    if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim not in (2, 3):
+        raise ValueError("expected an 8-bit image array (H, W) or (H, W, 3)")
+    if min(image.shape[:2]) < 32:
+        raise ValueError(f"image of {image.shape[1]}x{image.shape[0]} px is too small")
+
+
+class _Photo:
+    """The photo and its grey copies, made once and on demand: a pyramid of halvings
+    (INTER_LINEAR at exactly 1/2 is a 2x2 box filter, cheap); the working copy is one."""
+
+    def __init__(self, image: np.ndarray, long_side: int):
+        self.image = image
+        self._levels: dict[int, np.ndarray] = {}
+        h, w = image.shape[:2]
+        # the halving whose long side is nearest long_side (a little bigger rather than
+        # smaller): no resampling but 2x2 boxes, so cheap and alias-free
+        n = max(0, int(math.floor(math.log2(max(h, w) / long_side) + 0.25)))
+        self.work_grey = self.halving(n)
+        self.scale = self.work_grey.shape[1] / w
+        self.work_to_full = np.linalg.inv(self.to_level(self.scale))
+        self.why_not: str | None = None
+
+    def halving(self, n: int) -> np.ndarray:
+        """The grey photo halved n times."""
+        if n not in self._levels:
+            if n == 0:
+                img = self.image
+                grey = img if img.ndim == 2 else cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+            elif n == 1 and self.image.ndim == 3:  # halve the colour image: no full-size grey
+                img = self.image
+                half = cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2),
+                                  interpolation=cv2.INTER_LINEAR)
+                grey = cv2.cvtColor(half, cv2.COLOR_BGR2GRAY)
+            else:
+                up = self.halving(n - 1)
+                grey = cv2.resize(up, (up.shape[1] // 2, up.shape[0] // 2),
+                                  interpolation=cv2.INTER_LINEAR)
+            self._levels[n] = grey
+        return self._levels[n]
+
+    def to_level(self, scale: float) -> np.ndarray:
+        """(3, 3) full-size px -> px of the grey copy at ``scale`` (exact per axis)."""
+        h, w = self.image.shape[:2]
+        g = self.grey(scale)
+        return _scale_matrix(g.shape[1] / w, g.shape[0] / h)
+
+    def grey(self, scale: float) -> np.ndarray:
+        """The grey copy at ``scale`` (the working copy's or a halving's, see level_for)."""
+        if scale == self.scale:
+            return self.work_grey
+        return self.halving(int(round(-math.log2(scale))))
+
+    def level_for(self, cell_px_full: float, min_cell_px: float) -> float:
+        """The smallest available scale at which a cell is >= min_cell_px: the working
+        copy's if big enough, else a halving of the photo (1.0: the photo itself)."""
+        need = min_cell_px / max(cell_px_full, 1e-6)
+        if need <= self.scale * 1.02:
+            return self.scale
+        n = 0
+        while 0.5 ** (n + 1) >= need:
+            n += 1
+        return 0.5 ** n
+
+
+# ----------------------------------------------------------------------------------------
+# the grid path: blobs -> lattice -> grid lines
+
+
+@dataclass
+class _Blobs:
+    centres: np.ndarray  # (N, 2) work px
+    sizes: np.ndarray    # (N,) sqrt(area), work px
+
+
+def _cell_mask(grey: np.ndarray, cfg: BoardConfig) -> np.ndarray:
+    """uint8 mask of pixels that may belong to a square: not on a thin dark line and not
+    darker than their surroundings (gaps, a dark margin, holes are dark)."""
+    short = min(grey.shape)
+    k = max(3, int(cfg.local_window * short) | 1)
+    mean = cv2.blur(grey, (k, k))
+    dark = cv2.compare(grey, cv2.subtract(mean, np.full_like(mean, int(cfg.dark_offset))),
+                       cv2.CMP_LT)
+    kernel = np.ones((cfg.valley_kernel_px, cfg.valley_kernel_px), np.uint8)
+    valley = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, kernel)
+    line = cv2.compare(valley, np.full_like(valley, int(cfg.valley_threshold)), cv2.CMP_GT)
+    return cv2.bitwise_not(cv2.bitwise_or(dark, line))
+
+
+def _bright_blobs(grey: np.ndarray, cfg: BoardConfig) -> _Blobs:
+    """Compact blobs of about a square's size: squares, tiles on them (outer outlines: a
+    numeral on a tile does not make a hole)."""
+    mask = _cell_mask(grey, cfg)
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return _Blobs(np.zeros((0, 2)), np.zeros(0))
+    short = min(grey.shape)
+    lo, hi = cfg.min_cell_px, cfg.max_cell_frac * short
+    c_lo, c_hi = cfg.compactness
+    centres, sizes = [], []
+    for contour, link in zip(contours, hierarchy[0]):
+        if link[3] >= 0 or len(contour) < 4:  # a hole's outline, or a speck
+            continue
+        x, y, w, h = cv2.boundingRect(contour)
+        if min(w, h) < lo * 0.5 or max(w, h) > 2 * hi:
+            continue
+        m = cv2.moments(contour)
+        area = m["m00"]
+        if not lo * lo <= area <= hi * hi or area < cfg.min_bbox_fill * w * h:
+            continue
+        mu20, mu02, mu11 = m["mu20"] / area, m["mu02"] / area, m["mu11"] / area
+        det = mu20 * mu02 - mu11 * mu11
+        if det <= 0:
+            continue
+        tr = mu20 + mu02
+        disc = math.sqrt(max(tr * tr / 4 - det, 0.0))
+        elongation = (tr / 2 + disc) / max(tr / 2 - disc, 1e-9)
+        if c_lo <= area / (12.0 * math.sqrt(det)) <= c_hi and elongation <= cfg.max_elongation:
+            centres.append((m["m10"] / area, m["m01"] / area))
+            sizes.append(math.sqrt(area))
+    return _Blobs(np.array(centres, float).reshape(-1, 2), np.array(sizes, float))
+
+
+def _homography_lsq(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
+    """Least-squares homography src -> dst from >= 4 points (None if degenerate)."""
+    if len(src) < 4:
+        return None
+    h, _ = cv2.findHomography(src.astype(np.float64), dst.astype(np.float64), 0)
+    if h is None or not np.all(np.isfinite(h)) or abs(np.linalg.det(h)) < 1e-12:
+        return None
+    return h / h[2, 2]
+
+
+def _local_pitch(h: np.ndarray, ab: np.ndarray) -> np.ndarray:
+    """sqrt |det J| of lattice -> image homography h at lattice points ab: cell side, px."""
+    x = ab @ h[:2, :2].T + h[:2, 2]
+    w = ab @ h[2, :2] + h[2, 2]
+    # Jacobian of (x/w) wrt (a, b): (h[:2,:2] * w - x outer h[2,:2]) / w^2
+    j = (h[None, :2, :2] * w[:, None, None] - x[:, :, None] * h[None, 2, None, :2]) \
+        / (w[:, None, None] ** 2)
+    return np.sqrt(np.abs(np.linalg.det(j)))
+
+
+@dataclass
+class _Lattice:
+    h: np.ndarray        # lattice (a, b) -> work px
+    ab: np.ndarray       # (M, 2) int lattice coords of the matched blobs
+    idx: np.ndarray      # (M,) blob indices
+    residual: float      # median distance of blobs to their spots, cells
+
+
+def _seeds(blobs: _Blobs, cfg: BoardConfig, used: np.ndarray):
+    """Blobs whose neighbours form a lattice around them: yields (index, u, v), the blobs
+    with the most plausible neighbours first, skipping those ``used`` (by a lattice grown
+    meanwhile). u, v: the two lattice steps, image px."""
+    p, s = blobs.centres, blobs.sizes
+    n = len(p)
+    if n < 5:
+        return
+    diff = p[None, :, :] - p[:, None, :]  # (i, j): p[j] - p[i]
+    d = np.hypot(diff[..., 0], diff[..., 1])
+    ratio = s[:, None] / s[None, :]
+    lo, hi = cfg.neighbour_pitch
+    plausible = ((d >= lo * s[:, None]) & (d <= hi * s[:, None])
+                 & (ratio < cfg.size_ratio) & (ratio > 1 / cfg.size_ratio))
+    count = plausible.sum(1)
+    # most neighbours first; among equals, blobs of the most common size
+    typical = np.median(s[count >= 4]) if np.any(count >= 4) else np.median(s)
+    order = np.lexsort((np.abs(np.log(s / typical)), -count))
+    tol = cfg.match_tolerance * 1.5
+    steps = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)])
+    for i in order:
+        if count[i] < 4:
+            return
+        if used[i]:
+            continue
+        js = np.flatnonzero(plausible[i])
+        vecs = diff[i, js]
+        lens = d[i, js]
+        k = np.argsort(lens)
+        vecs, lens = vecs[k], lens[k]
+        u = vecs[0]
+        cos = np.abs(vecs[1:] @ u) / (lens[1:] * lens[0])
+        rel = lens[1:] / lens[0]
+        cand = np.flatnonzero((cos < 0.6) & (rel > 0.5) & (rel < 2.0))
+        if len(cand) == 0:
+            continue
+        v = vecs[1 + cand[0]]
+        targets = steps @ np.array([u, v])  # (8, 2)
+        err = np.linalg.norm(vecs[None, :, :] - targets[:, None, :], axis=-1).min(1)
+        if np.count_nonzero(err < tol * min(lens[0], lens[1 + cand[0]])) >= 4:
+            yield int(i), u, v
+
+
+def _grow_lattice(blobs: _Blobs, seed: int, u: np.ndarray, v: np.ndarray,
+                  cfg: BoardConfig, limit: int) -> _Lattice | None:
+    """Grow a lattice from a seed blob: map every blob through the current homography's
+    inverse, take those that land near a lattice spot within the grown region, refit."""
+    p, s = blobs.centres, blobs.sizes
+    h = np.array([[u[0], v[0], p[seed, 0]], [u[1], v[1], p[seed, 1]], [0, 0, 1.0]])
+    size_per_pitch = s[seed] / math.sqrt(abs(u[0] * v[1] - u[1] * v[0]))
+    lo_ab, hi_ab = np.array([-1, -1]), np.array([1, 1])
+    matched = None
+    for _ in range(cfg.max_lattice_iterations):
+        try:
+            inv = np.linalg.inv(h)
+        except np.linalg.LinAlgError:
+            return None
+        q = _apply(inv, p)
+        w = p @ inv[2, :2] + inv[2, 2]
+        r = np.rint(q)
+        err = np.linalg.norm(q - r, axis=1)
+        pitch = _local_pitch(h, r)
+        rel = s / np.maximum(pitch, 1e-9) / size_per_pitch
+        inside = np.all((r >= lo_ab - 2) & (r <= hi_ab + 2), axis=1) & (np.abs(r) <= limit).all(1)
+        ok = (inside & (err < cfg.match_tolerance) & (w > 0)
+              & (rel < cfg.size_ratio) & (rel > 1 / cfg.size_ratio))
+        cand = np.flatnonzero(ok)
+        if len(cand) < 4:
+            return None
+        # one blob per spot: the closest
+        keys = (r[cand, 0].astype(np.int64) + 4096) * 8192 + (r[cand, 1].astype(np.int64) + 4096)
+        order = np.lexsort((err[cand], keys))
+        cand, keys = cand[order], keys[order]
+        first = np.ones(len(cand), bool)
+        first[1:] = keys[1:] != keys[:-1]
+        cand = cand[first]
+        ab = r[cand]
+        new_h = _homography_lsq(ab, p[cand])
+        if new_h is None:
+            return None
+        h = new_h
+        new_lo, new_hi = ab.min(0).astype(int), ab.max(0).astype(int)
+        if (matched is not None and len(cand) == len(matched)
+                and (new_lo == lo_ab).all() and (new_hi == hi_ab).all()):
+            break
+        matched, lo_ab, hi_ab = cand, new_lo, new_hi
+        size_per_pitch = float(np.median(s[cand] / _local_pitch(h, ab)))
+    if matched is None:
+        return None
+    ab = np.rint(_apply(np.linalg.inv(h), p[matched])).astype(int)
+    res = float(np.median(np.linalg.norm(_apply(np.linalg.inv(h), p[matched]) - ab, axis=1)))
+    return _Lattice(h, ab, matched, res)
+
+
+def _best_lattice(blobs: _Blobs, cfg: BoardConfig, limit: int) -> _Lattice | None:
+    best = None
+    used = np.zeros(len(blobs.sizes), bool)
+    tried = 0
+    for seed, u, v in _seeds(blobs, cfg, used):
+        if best is not None and len(best.idx) >= np.count_nonzero(~used):
+            break  # the blobs left could not make a larger lattice
+        lat = _grow_lattice(blobs, seed, u, v, cfg, limit)
+        tried += 1
+        if lat is not None:
+            used[lat.idx] = True
+            if best is None or len(lat.idx) > len(best.idx):
+                best = lat
+        if tried >= cfg.seeds_tried:
+            break
+    return best
+
+
+def _lattice_to_grid(lat: _Lattice, rows: int, cols: int) -> tuple[np.ndarray, bool] | None:
+    """Homography work px -> grid units (some quarter turn of the board), from a lattice of
+    square centres; and whether the grid's place within the lattice was ambiguous."""
+    h, ab = lat.h, lat.ab.copy()
+    # a proper (not mirrored) map: lattice axes turned like the image's x, y
+    centre = ab.mean(0)
+    jac = np.array([[1, 0], [0, 1.0]])
+    pts = _apply(h, np.array([centre, centre + jac[0], centre + jac[1]]))
+    du, dv = pts[1] - pts[0], pts[2] - pts[0]
+    swap = np.array([[0, 1.0, 0], [1.0, 0, 0], [0, 0, 1]])
+    if du[0] * dv[1] - du[1] * dv[0] < 0:
+        h = h @ swap
+        ab = ab[:, ::-1]
+    span = ab.max(0) - ab.min(0) + 1
+    # which lattice axis runs along the columns (non-square boards)
+    fits = [(cols, rows), (rows, cols)]
+    turn = 0
+    if rows != cols:
+        ok = [span[0] <= a and span[1] <= b for a, b in fits]
+        turn = 0 if ok[0] or not ok[1] else 1
+    n_a, n_b = fits[turn]
+    if span[0] > n_a + 0 or span[1] > n_b + 0:
+        # more lattice than grid: keep the window holding the most squares
+        pass
+    offsets, ambiguous = [], False
+    for axis, n in ((0, n_a), (1, n_b)):
+        vals = ab[:, axis]
+        lo, hi = vals.min(), vals.max()
+        best_o, best_count = lo, -1
+        candidates = range(hi - n + 1, lo + 1) if hi - lo + 1 <= n else range(lo, hi - n + 2)
+        counts = [(np.count_nonzero((vals >= o) & (vals < o + n)), o) for o in candidates]
+        top = max(c for c, _ in counts)
+        best = [o for c, o in counts if c == top]
+        ambiguous |= len(best) > 1
+        best_o = best[len(best) // 2]
+        offsets.append(best_o)
+    # lattice (a, b) is the centre of cell (a - oa, b - ob): grid = lattice - o + 0.5
+    to_grid = np.array([[1, 0, 0.5 - offsets[0]], [0, 1, 0.5 - offsets[1]], [0, 0, 1.0]])
+    grid_h = to_grid @ np.linalg.inv(h)
+    if turn:
+        # the lattice's a axis runs down the rows: turn so that it runs along the columns
+        grid_h = _quarter_turn(3, n_b, n_a) @ grid_h
+    return grid_h, ambiguous
+
+
+# ----------------------------------------------------------------------------------------
+# refining on the grid lines
+
+
+@dataclass
+class _Fit:
+    grid_h: np.ndarray   # full px -> grid units
+    residual: float      # RMS distance of line evidence to the fitted lines, cells
+    support: float       # fraction of line segments that showed a line
+
+
+def _line_evidence(rect: np.ndarray, p: int) -> np.ndarray:
+    """float32 map, high on thin dark lines (grid lines, gaps between raised squares)."""
+    k = max(3, (p // 3) | 1)
+    return cv2.morphologyEx(rect, cv2.MORPH_BLACKHAT, np.ones((k, k), np.uint8)).astype(np.float32)
+
+
+def _segment_peaks(ev: np.ndarray, n_lines: int, n_cells: int, p: int, margin: int,
+                   half: int, trim: int) -> tuple[np.ndarray, np.ndarray]:
+    """Peak offset (px, sub-pixel) and contrast of the evidence across each horizontal
+    grid line, per cell-long segment: two (n_lines, n_cells) arrays."""
+    ys = (np.arange(n_lines) + margin) * p  # the line at grid y=j sits between px rows ys-1, ys
+    offs = np.arange(-half, half + 1)
+    rows = ev[(ys[:, None] + offs[None, :] - 0).clip(0, ev.shape[0] - 1)]  # (L, 2h+1, W)
+    x0 = margin * p
+    band = rows[:, :, x0:x0 + n_cells * p].reshape(n_lines, len(offs), n_cells, p)
+    prof = band[..., trim:p - trim].mean(-1)  # (L, 2h+1, C)
+    k = np.argmax(prof, axis=1)  # (L, C)
+    peak = np.take_along_axis(prof, k[:, None, :], 1)[:, 0]
+    base = np.median(prof, axis=1)
+    km = np.clip(k, 1, len(offs) - 2)
+    a = np.take_along_axis(prof, (km - 1)[:, None, :], 1)[:, 0]
+    b = np.take_along_axis(prof, km[:, None, :], 1)[:, 0]
+    c = np.take_along_axis(prof, (km + 1)[:, None, :], 1)[:, 0]
+    den = a - 2 * b + c
+    sub = np.where(np.abs(den) > 1e-6, 0.5 * (a - c) / np.where(den == 0, 1, den), 0.0)
+    offset = offs[km] + np.clip(sub, -0.5, 0.5) + 0.5  # px row ys + o is at grid y j + (o + .5)/p
+    contrast = peak - base
+    at_edge = (k == 0) | (k == len(offs) - 1)
+    contrast = np.where(at_edge, 0.0, contrast)
+    return offset, contrast
+
+
+def _fit_lines(t: np.ndarray, y: np.ndarray, ok: np.ndarray, cfg: BoardConfig
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Robust straight lines y = m t + c, one per row of ``y`` (n_lines, n_points) over the
+    points where ``ok``; all lines at once. Returns slopes, intercepts (n_lines,) and the
+    inlier mask; a line with fewer than 2 inliers gets NaN."""
+    keep = ok.copy()
+    t2 = np.broadcast_to(t, y.shape)
+    yz = np.where(ok, y, 0.0)
+    for _ in range(3):
+        w = keep.astype(float)
+        n = w.sum(1)
+        st, sy = (w * t2).sum(1), (w * yz).sum(1)
+        stt, sty = (w * t2 * t2).sum(1), (w * t2 * yz).sum(1)
+        den = n * stt - st * st
+        # points spread over too short a stretch (variance of t < 1/2 cell^2) give no
+        # slope worth having: a line parallel to the grid's present estimate
+        flat = den < 0.5 * np.maximum(n, 1) ** 2
+        m = np.where(flat, 0.0, (n * sty - st * sy) / np.where(den == 0, 1, den))
+        c = (sy - m * st) / np.maximum(n, 1)
+        res = np.abs(yz - (m[:, None] * t2 + c[:, None]))
+        # median of the kept residuals per line: sort with the dropped ones last
+        srt = np.sort(np.where(keep, res, np.inf), axis=1)
+        mid = np.maximum(keep.sum(1) - 1, 0) // 2
+        mad = np.take_along_axis(srt, mid[:, None], 1)[:, 0] * 1.4826
+        limit = np.maximum(3 * np.where(np.isfinite(mad), mad, 0.0), cfg.outlier_cells)
+        new = ok & (res <= limit[:, None])
+        if (new == keep).all():
+            break
+        keep = new
+    bad = keep.sum(1) < 2
+    m = np.where(bad, np.nan, m)
+    c = np.where(bad, np.nan, c)
+    return m, c, keep
+
+
+def _refine(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int, cfg: BoardConfig,
+            window: float, trust: tuple[np.ndarray, float] | None = None,
+            anchors: tuple[np.ndarray, np.ndarray] | None = None) -> _Fit | None:
+    """One pass: fit every grid line to the evidence near its predicted place, intersect
+    them all and refit the homography to the intersections (least squares).
+
+    ``trust`` = (points in grid units, radius in cells): only evidence that close is used.
+    ``anchors`` = (image px, grid units) extra exact correspondences (marker corners).
+    """
+    cell_full = _cell_px_of(grid_h, rows, cols)
+    scale = photo.level_for(cell_full, cfg.refine_min_cell_px)
+    grey = photo.grey(scale)
+    level_h = grid_h @ np.linalg.inv(photo.to_level(scale))  # level px -> grid
+    p, m = cfg.refine_px_per_cell, 1
+    to_rect = np.array([[p, 0, p * m - 0.5], [0, p, p * m - 0.5], [0, 0, 1.0]])
+    size = ((cols + 2 * m) * p, (rows + 2 * m) * p)
+    rect = cv2.warpPerspective(grey, to_rect @ level_h, size, flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+    ev = _line_evidence(rect, p)
+    half = max(2, int(math.ceil(window * p)))
+    trim = max(1, int(cfg.segment_trim * p))
+    # horizontal lines (y = j), segments along x; vertical lines from the transpose
+    off_h, con_h = _segment_peaks(ev, rows + 1, cols, p, m, half, trim)
+    off_v, con_v = _segment_peaks(np.ascontiguousarray(ev.T), cols + 1, rows, p, m, half, trim)
+    seg_t_h = np.arange(cols) + 0.5  # segment centres along the line, grid units
+    seg_t_v = np.arange(rows) + 0.5
+    ok_h = con_h >= cfg.min_peak_contrast
+    ok_v = con_v >= cfg.min_peak_contrast
+    if trust is not None:
+        pts, radius = trust
+        gy, gx = np.meshgrid(np.arange(rows + 1), seg_t_h, indexing="ij")
+        ok_h &= _near(np.stack([gx, gy], -1), pts, radius)
+        gx, gy = np.meshgrid(np.arange(cols + 1), seg_t_v, indexing="ij")
+        ok_v &= _near(np.stack([gx, gy], -1), pts, radius)
+    mh, ch, keep_h = _fit_lines(seg_t_h, np.arange(rows + 1)[:, None] + off_h / p, ok_h, cfg)
+    mv, cv, keep_v = _fit_lines(seg_t_v, np.arange(cols + 1)[:, None] + off_v / p, ok_v, cfg)
+    jh, jv = np.flatnonzero(np.isfinite(mh)), np.flatnonzero(np.isfinite(mv))
+    if len(jh) < 2 or len(jv) < 2:
+        return None
+    # intersections of horizontal j (y = mh x + ch) with vertical k (x = mv y + cv)
+    a, b = mh[jh][:, None], ch[jh][:, None]
+    e, f = mv[jv][None, :], cv[jv][None, :]
+    y = (a * f + b) / (1 - a * e)
+    x = e * y + f
+    src = np.stack([x, y], -1).reshape(-1, 2)
+    dst = np.stack(np.meshgrid(jv, jh), -1).reshape(-1, 2).astype(float)
+    res_h = (np.arange(rows + 1)[:, None] + off_h / p) - (mh[:, None] * seg_t_h + ch[:, None])
+    res_v = (np.arange(cols + 1)[:, None] + off_v / p) - (mv[:, None] * seg_t_v + cv[:, None])
+    residuals = np.concatenate([res_h[keep_h & np.isfinite(res_h)],
+                                res_v[keep_v & np.isfinite(res_v)]])
+    # grid units of the present estimate -> full px, for the intersections' image places
+    full_from_grid = np.linalg.inv(grid_h)
+    img = _apply(full_from_grid, src)
+    if anchors is not None:
+        img = np.vstack([img, anchors[0]])
+        dst = np.vstack([dst, anchors[1]])
+    new_h = _homography_lsq(img, dst)
+    if new_h is None:
+        return None
+    residual = float(np.sqrt(np.mean(residuals ** 2))) if len(residuals) else 1.0
+    support = (ok_h.sum() + ok_v.sum()) / (ok_h.size + ok_v.size)
+    return _Fit(new_h, residual, float(support))
+
+
+def _near(points: np.ndarray, centres: np.ndarray, radius: float) -> np.ndarray:
+    d = np.linalg.norm(points[..., None, :] - centres, axis=-1).min(-1)
+    return d <= radius
+
+
+def _cell_px_of(grid_h: np.ndarray, rows: int, cols: int) -> float:
+    inv = np.linalg.inv(grid_h)
+    corners = _apply(inv, np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], float))
+    sides = np.linalg.norm(corners - np.roll(corners, 1, 0), axis=1)
+    return float(min(sides[1] / cols, sides[3] / cols, sides[0] / rows, sides[2] / rows))
+
+
+# ----------------------------------------------------------------------------------------
+# the two ways in
+
+
+def _find_by_grid(photo: _Photo, game: str, geometry: BoardGeometry | None,
+                  profile: str | BoardProfile | None, cfg: BoardConfig) -> BoardLocation | None:
+    base = geometry or board_geometry(game)
+    rows, cols = base.rows, base.cols
+    t0 = time.perf_counter()
+    blobs = _bright_blobs(photo.work_grey, cfg)
+    lat = _best_lattice(blobs, cfg, limit=2 * max(rows, cols))
+    need = int(math.ceil(cfg.min_cells_frac * rows * cols))
+    found = 0 if lat is None else len(lat.idx)
+    if found < need:
+        photo.why_not = (f"no {game} board found: {found} squares in a grid seen, at least "
+                         f"{need} of its {rows * cols} needed (is the whole board in view?)")
+        return None
+    grid_h_work, ambiguous = _lattice_to_grid(lat, rows, cols)
+    grid_h = grid_h_work @ photo.to_level(photo.scale)
+    t1 = time.perf_counter()
+    fit = None
+    for window in cfg.search_window[:cfg.refine_passes]:
+        f = _refine(photo, grid_h, rows, cols, cfg, window)
+        if f is None:
+            break
+        fit, grid_h = f, f.grid_h
+    if fit is None:
+        photo.why_not = f"no {game} board found: squares in a grid, but no grid lines"
+        return None
+    t2 = time.perf_counter()
+    prof = _choose_profile(photo, grid_h, game, rows, cols, profile)
+    geom = geometry or (prof.geometry(rows, cols) if prof else base)
+    turn, scores, certain = _orientation(photo, grid_h, game, geom, prof, cfg)
+    grid_h = _quarter_turn(turn, rows, cols) @ grid_h
+    t3 = time.perf_counter()
+    quality = _quality(fit, cfg, certain and not ambiguous)
+    details = {"residual_cells": fit.residual, "line_support": fit.support,
+               "squares_found": found, "offset_ambiguous": ambiguous,
+               "locate_ms": (t1 - t0) * 1000, "refine_ms": (t2 - t1) * 1000,
+               "orient_ms": (t3 - t2) * 1000}
+    return BoardLocation.from_grid_homography(
+        game, grid_h, geom, quality=quality, method="grid", orientation_certain=certain,
+        orientation_scores=scores, profile=prof.name if prof else None, details=details)
+
+
+def _find_by_markers(photo: _Photo, game: str, geometry: BoardGeometry,
+                     found: dict[str, np.ndarray], cfg: BoardConfig) -> BoardLocation:
+    src = np.vstack([found[c] for c in found])
+    dst_mm = np.vstack([geometry.marker_corners_mm(c) for c in found])
+    h_mm = _homography_lsq(src, dst_mm)
+    gm = np.linalg.inv(_grid_to_mm(geometry))
+    grid_h = gm @ h_mm
+    anchors = (src, _apply(gm, dst_mm))
+    centres = np.array([_apply(gm, geometry.marker_corners_mm(c)).mean(0) for c in found])
+    rows, cols = geometry.rows, geometry.cols
+    radii = [] if len(found) >= 3 else list(cfg.marker_trust_cells)
+    passes = [(r, cfg.search_window[min(i, len(cfg.search_window) - 1)])
+              for i, r in enumerate(radii)]
+    passes += [(None, w) for w in cfg.search_window[1:cfg.refine_passes]]
+    fit = None
+    for radius, window in passes:
+        trust = None if radius is None else (centres, radius)
+        f = _refine(photo, grid_h, rows, cols, cfg, window, trust, anchors)
+        if f is not None:
+            fit, grid_h = f, f.grid_h
+    quality = _quality(fit, cfg, True) if fit else 0.3
+    details = {"markers": sorted(found), "residual_cells": fit.residual if fit else None,
+               "line_support": fit.support if fit else 0.0}
+    return BoardLocation.from_grid_homography(
+        game, grid_h, geometry, quality=quality, method="markers",
+        orientation_certain=True, orientation_scores=np.array([1.0, 0, 0, 0]),
+        details=details)
+
+
+def _quality(fit: _Fit, cfg: BoardConfig, certain: bool) -> float:
+    q = 1.0 / (1.0 + (fit.residual / (3 * cfg.good_residual_cells)) ** 2)
+    return float(q * math.sqrt(fit.support) * (1.0 if certain else 0.75))
+
+
+# ----------------------------------------------------------------------------------------
+# markers
+
+
+_ARUCO = {}
+
+
+def _aruco_detector(cfg: BoardConfig, roi: bool = False):
+    key = (cfg.marker_min_perimeter, roi)
+    if key not in _ARUCO:
+        params = cv2.aruco.DetectorParameters()
+        params.minMarkerPerimeterRate = 0.2 if roi else cfg.marker_min_perimeter
+        params.adaptiveThreshWinSizeMin = 5
+        params.adaptiveThreshWinSizeMax = 25
+        params.adaptiveThreshWinSizeStep = 10
+        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+        dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+        _ARUCO[key] = cv2.aruco.ArucoDetector(dictionary, params)
+    return _ARUCO[key]
+
+
+def _detect_markers(grey: np.ndarray, cfg: BoardConfig, roi: bool = False
+                    ) -> list[tuple[int, np.ndarray]]:
+    """[(id, (4, 2) corners in grey's px, the marker's own TL TR BR BL)]; ``roi``: a small
+    crop around one expected marker (which may fill much of it)."""
+    corners, ids, _ = _aruco_detector(cfg, roi).detectMarkers(grey)
+    if ids is None:
+        return []
+    return [(int(i), c.reshape(4, 2).astype(float)) for i, c in zip(ids.ravel(), corners)]
+
+
+def _markers_of(markers, game: str, to_full: np.ndarray) -> dict[str, np.ndarray]:
+    """{corner: (4, 2) full px} for the markers of ``game`` (first of each id)."""
+    out = {}
+    for marker, pts in markers:
+        decoded = decode_marker_id(marker)
+        if decoded and decoded[0] == game and decoded[1] not in out:
+            out[decoded[1]] = _apply(to_full, pts)
+    return out
+
+
+def _corner_markers(photo: _Photo, loc: BoardLocation, game: str,
+                    geometry: BoardGeometry | None, cfg: BoardConfig) -> BoardLocation:
+    """A grid found without markers may still be a print-and-play board: look for markers
+    where its corners would hold them (each corner, any quarter turn), at a resolution
+    that shows them. Their ids then fix which side is up."""
+    g = geometry or board_geometry(game)
+    if (g.rows, g.cols) != (loc.geometry.rows, loc.geometry.cols) or g.marker_mm <= 0:
+        return loc
+    rows, cols = g.rows, g.cols
+    grid_h = loc.grid_homography
+    gm = np.linalg.inv(_grid_to_mm(g))
+    expected = {c: _apply(gm, g.marker_corners_mm(c)).mean(0) for c in ("TL", "TR", "BR", "BL")}
+    turns = [0, 1, 2, 3] if rows == cols else [0, 2]
+    # every place a marker may sit: each corner's marker under each turn, in present grid units
+    places = []
+    for k in turns:
+        back = np.linalg.inv(_quarter_turn(k, rows, cols))
+        places += [_apply(back, expected[c]) for c in expected]
+    places = np.unique(np.round(np.array(places), 3), axis=0)
+    cell_full = _cell_px_of(grid_h, rows, cols)
+    marker_cells = g.marker_mm / g.cell_mm
+    inv = np.linalg.inv(grid_h)
+    zoom = min(1.0, _MARKER_PX / (marker_cells * cell_full))
+    seen: dict[str, np.ndarray] = {}
+    for centre in places:
+        half = marker_cells * 0.5 + 0.45
+        box = _apply(inv, centre + np.array([[-half, -half], [half, -half], [half, half],
+                                             [-half, half]]))
+        x0, y0 = np.floor(box.min(0)).astype(int)
+        x1, y1 = np.ceil(box.max(0)).astype(int)
+        x0, y0 = max(x0, 0), max(y0, 0)
+        x1, y1 = min(x1, photo.image.shape[1]), min(y1, photo.image.shape[0])
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            continue
+        crop = photo.image[y0:y1, x0:x1]
+        if crop.ndim == 3:
+            crop = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+        if zoom < 1.0:
+            crop = cv2.resize(crop, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_AREA)
+        fx, fy = crop.shape[1] / (x1 - x0), crop.shape[0] / (y1 - y0)
+        back = np.array([[1 / fx, 0, x0 + 0.5 / fx - 0.5], [0, 1 / fy, y0 + 0.5 / fy - 0.5],
+                         [0, 0, 1.0]])
+        for marker, pts in _detect_markers(crop, cfg, roi=True):
+            decoded = decode_marker_id(marker)
+            if decoded is None:
+                continue
+            if decoded[0] != game:
+                raise BoardNotFound(f"this looks like a {decoded[0]} board (its markers), "
+                                    f"not {game}")
+            seen.setdefault(decoded[1], _apply(back, pts))
+    if not seen:
+        return loc
+    # the turn that puts every marker seen where its id says it is
+    best, best_err = 0, np.inf
+    for k in turns:
+        h = _quarter_turn(k, rows, cols) @ grid_h
+        err = sum(np.linalg.norm(_apply(h, pts).mean(0) - expected[c]) for c, pts in seen.items())
+        if err < best_err:
+            best, best_err = k, err
+    if best_err / len(seen) > 0.5:  # markers are not where this board's would be
+        return loc
+    grid_h = _quarter_turn(best, rows, cols) @ grid_h
+    details = dict(loc.details, markers=sorted(seen))
+    return BoardLocation.from_grid_homography(
+        game, grid_h, g, quality=loc.quality / (0.75 if not loc.orientation_certain else 1),
+        method="markers", orientation_certain=True,
+        orientation_scores=np.array([1.0, 0, 0, 0]), details=details)
+
+
+_MARKER_PX = 36.0  # a marker is looked for at about this many px across (4x4 + border bits)
+
+
+# ----------------------------------------------------------------------------------------
+# which set, which side up
+
+
+def _sample_lab(image: np.ndarray, full_pts: np.ndarray) -> np.ndarray:
+    """(N, 3) float Lab of the image at (N, 2) points (nearest pixel), NaN outside."""
+    h, w = image.shape[:2]
+    xy = np.rint(full_pts).astype(int)
+    inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    px = image[xy[inside, 1], xy[inside, 0]]
+    if image.ndim == 2:
+        px = np.repeat(px[:, None], 3, 1)
+    out = np.full((len(full_pts), 3), np.nan)
+    if len(px):
+        out[inside] = cv2.cvtColor(px.reshape(-1, 1, 3).astype(np.uint8),
+                                   cv2.COLOR_BGR2Lab).reshape(-1, 3)
+    return out
+
+
+_CELL_SAMPLES = np.stack(np.meshgrid(np.linspace(0.3, 0.7, 4), np.linspace(0.3, 0.7, 4)),
+                         -1).reshape(-1, 2)  # points inside a cell where its colour is read
+
+
+def _lab_of_cells(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """(rows, cols, 3) median Lab of the middle of each cell."""
+    ys, xs = np.mgrid[0:rows, 0:cols]
+    pts = np.stack([xs, ys], -1)[:, :, None, :] + _CELL_SAMPLES  # (R, C, S, 2)
+    lab = _sample_lab(photo.image, _apply(np.linalg.inv(grid_h), pts.reshape(-1, 2)))
+    return np.nanmedian(lab.reshape(rows, cols, -1, 3), axis=2)
+
+
+def _lab_of_border(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int,
+                   depth: float = 0.4) -> np.ndarray:
+    """(3,) median Lab of the board's border just outside the grid (``depth`` cells out)."""
+    t = np.linspace(0.25, 0.75, 5)
+    along_c = (np.arange(cols)[:, None] + t).ravel()
+    along_r = (np.arange(rows)[:, None] + t).ravel()
+    pts = np.concatenate([
+        np.stack([along_c, np.full_like(along_c, -depth)], -1),
+        np.stack([along_c, np.full_like(along_c, rows + depth)], -1),
+        np.stack([np.full_like(along_r, -depth), along_r], -1),
+        np.stack([np.full_like(along_r, cols + depth), along_r], -1)])
+    lab = _sample_lab(photo.image, _apply(np.linalg.inv(grid_h), pts))
+    return np.nanmedian(lab, axis=0)
+
+
+def _choose_profile(photo, grid_h, game, rows, cols, profile) -> BoardProfile | None:
+    """The given profile, else the known profile of ``game`` whose border colour matches."""
+    if isinstance(profile, BoardProfile):
+        return profile
+    if isinstance(profile, str):
+        return load_profile(profile)
+    names = known_profiles(game)
+    if not names:
+        return None
+    border = _lab_of_border(photo, grid_h, rows, cols)
+    best, best_d = None, np.inf
+    for name in names:
+        prof = load_profile(name)
+        if "board" not in prof.colours:
+            continue
+        ref = np.array(prof.colours["board"])
+        # chroma counts fully, lightness half (exposure varies more than hue)
+        d = math.hypot(0.5 * (border[0] - ref[0]), math.hypot(*(border[1:] - ref[1:])))
+        if d < best_d:
+            best, best_d = prof, d
+    return best if best_d < _PROFILE_MATCH_DISTANCE else None
+
+
+_PROFILE_MATCH_DISTANCE = 30.0  # Lab units: a board border this close in colour is that set
+
+
+def _orientation(photo, grid_h, game, geometry, prof, cfg) -> tuple[int, np.ndarray, bool]:
+    """(quarter turns to apply, scores of the 4 turns, certain?) from the board's features."""
+    rows, cols = geometry.rows, geometry.cols
+    turns = [0, 1, 2, 3] if rows == cols else [0, 2]
+    votes = []
+    if prof is not None and prof.thumbnail is not None:
+        votes.append(_thumbnail_scores(photo, grid_h, geometry, prof, turns))
+    if fixed_numbers(game) and rows == cols:
+        votes.append(_centre_ink_scores(photo, grid_h, rows, cols))
+    if not votes:
+        # nothing tells: keep the board as upright in the photo as possible
+        up = np.zeros(4)
+        for k in turns:
+            h = _quarter_turn(k, rows, cols) @ grid_h
+            c = _apply(np.linalg.inv(h), np.array([[0, 0], [cols, 0]], float))
+            d = c[1] - c[0]
+            up[k] = d[0] / (np.hypot(*d) + 1e-9)  # 1 when the top edge runs left to right
+        best = int(np.argmax(up))
+        return best, np.roll(up, -best), False
+    scores = np.mean(votes, axis=0)
+    for k in range(4):
+        if k not in turns:
+            scores[k] = -np.inf
+    order = np.argsort(-scores)
+    best = int(order[0])
+    certain = bool(scores[order[0]] - scores[order[1]] >= cfg.orientation_margin)
+    return best, np.roll(np.where(np.isfinite(scores), scores, -1.0), -best), certain
+
+
+def _centre_ink_scores(photo, grid_h, rows, cols) -> np.ndarray:
+    """Score of each quarter turn by the printed centre numbers: the "1" carries the least
+    ink of 1 2 3 4, and sits at the top-left of the four (as the board is oriented)."""
+    p = 24
+    r0, c0 = rows // 2 - 1, cols // 2 - 1
+    to_rect = np.array([[p, 0, -p * c0 - 0.5], [0, p, -p * r0 - 0.5], [0, 0, 1.0]])
+    scale = photo.level_for(_cell_px_of(grid_h, rows, cols), p)
+    level_h = grid_h @ np.linalg.inv(photo.to_level(scale))
+    rect = cv2.warpPerspective(photo.grey(scale), to_rect @ level_h, (2 * p, 2 * p),
+                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    m = p // 6
+    ink = []
+    for (r, c) in ((0, 0), (0, 1), (1, 1), (1, 0)):  # TL TR BR BL: the turn that puts it TL
+        cell = rect[r * p + m:(r + 1) * p - m, c * p + m:(c + 1) * p - m].astype(np.float32)
+        bg = np.percentile(cell, 80)
+        ink.append(np.clip(bg - cell, 0, None).mean() / max(bg, 1.0))
+    ink = np.array(ink)
+    second = np.sort(ink)[1]
+    return 1.0 - ink / max(second, 1e-6)
+
+
+def _thumbnail_scores(photo, grid_h, geometry, prof, turns) -> np.ndarray:
+    """Normalised correlation of the board, seen from above, with the profile's picture of
+    its empty board, for each quarter turn (tiles on the board lower all four alike)."""
+    thumb = prof.thumbnail.astype(np.float32)
+    s = prof.thumbnail_px_per_cell / geometry.cell_mm
+    th, tw = thumb.shape
+    to_thumb = np.array([[s, 0, -0.5], [0, s, -0.5], [0, 0, 1.0]])
+    scale = photo.scale
+    grey = photo.work_grey
+    level_h = grid_h @ np.linalg.inv(photo.to_level(scale))
+    valid_src = np.full(grey.shape, 255, np.uint8)
+    scores = np.full(4, -1.0)
+    rows, cols = geometry.rows, geometry.cols
+    for k in turns:
+        h = to_thumb @ _grid_to_mm(geometry) @ _quarter_turn(k, rows, cols) @ level_h
+        shrink = _cell_px_of(grid_h, rows, cols) * scale / prof.thumbnail_px_per_cell
+        view = _warp(grey, h, (tw, th), shrink).astype(np.float32)
+        valid = cv2.warpPerspective(valid_src, h, (tw, th), flags=cv2.INTER_NEAREST) > 0
+        if valid.sum() < 0.3 * valid.size:
+            continue
+        a, b = view[valid], thumb[valid]
+        a, b = a - a.mean(), b - b.mean()
+        scores[k] = float((a * b).sum() / (np.sqrt((a * a).sum() * (b * b).sum()) + 1e-6))
+    return scores

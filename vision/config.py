@@ -1,0 +1,112 @@
+"""The tunables of vision, one frozen dataclass per stage.
+
+Every threshold a vision stage uses is named here, with the reason for its value, so that
+none is left as a bare number in the code and a bench can try others with
+``dataclasses.replace``. Each stage receives only its own part::
+
+    cfg = VisionConfig()
+    find_board(image, "mixmath", config=cfg.board)
+
+Sizes marked *cells* are fractions of one grid cell (scale-free); sizes in *px* are pixels
+of the downscaled working copy unless said otherwise.
+
+>>> BoardConfig().work_long_side
+1024
+>>> from dataclasses import replace
+>>> replace(BoardConfig(), refine_passes=1).refine_passes
+1
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class BoardConfig:
+    """Tunables of :func:`vision.board.find_board` (locate, refine, orient)."""
+
+    # -- locating: a downscaled grey copy of the photo
+    work_long_side: int = 1024
+    """px: the photo is located on the halving (1/2, 1/4, ...) whose long side is nearest
+    this (a 12 MP photo shrinks 4x, 1080p 2x, 720p not at all); cells of the smallest
+    allowed board (24 px at full size) stay >= 12 px."""
+    retry_long_side: int = 2048
+    """px: when nothing is found on the working copy, one retry on a copy this long (small
+    boards in big photos, thin grid lines)."""
+    local_window: float = 0.08
+    """Fraction of the copy's short side: the box over which 'locally dark' is judged; at
+    least one cell plus its lines at every allowed board size."""
+    dark_offset: float = 10.0
+    """Grey levels below the local mean that make a pixel 'dark' (a gap, a margin)."""
+    valley_kernel_px: int = 5
+    """px: black-hat kernel; thin dark lines narrower than this count as grid lines."""
+    valley_threshold: float = 14.0
+    """Grey levels of black-hat response above which a pixel is on a thin dark line
+    (sensor noise of sigma 6/255 stays below it)."""
+
+    # -- cell candidates (connected components of the 'cell' mask)
+    min_cell_px: float = 5.0
+    """px: the smallest cell side considered on the working copy."""
+    max_cell_frac: float = 0.12
+    """Fraction of the copy's short side: the largest cell side considered (a board filling
+    95 % of the short side with 8 cells)."""
+    min_bbox_fill: float = 0.3
+    """Area over bounding-box area: a square seen at 45 deg and foreshortened keeps ~0.35."""
+    compactness: tuple[float, float] = (0.72, 1.15)
+    """Area / (12 sqrt(det covariance)): 1 for any parallelogram (it is affine-invariant),
+    1.05 for an ellipse, lower for hollow or ragged blobs (a tile's numeral is a hole)."""
+    max_elongation: float = 4.0
+    """Ratio of the blob's principal variances: a square foreshortened at 45 deg gives 2."""
+
+    # -- the lattice of cells
+    neighbour_pitch: tuple[float, float] = (0.9, 2.6)
+    """Neighbour distance over blob side: raised squares ~1.1, tiles ~1.2, holes ~2.5."""
+    size_ratio: float = 1.6
+    """Largest size ratio of two neighbouring blobs (perspective and tiles vs squares)."""
+    match_tolerance: float = 0.28
+    """cells: a blob belongs to a lattice spot when its centre lies this close."""
+    seeds_tried: int = 6
+    """How many seed blobs are grown into lattices; the largest lattice wins."""
+    min_cells_frac: float = 0.25
+    """Fraction of the grid's cells that must be found as blobs: fewer means no board (a
+    hand may hide much of it, the tiles may cover much of it)."""
+    max_lattice_iterations: int = 12
+
+    # -- refining on the grid lines
+    refine_passes: int = 3
+    refine_px_per_cell: int = 20
+    """px per cell of the rectified strip the grid lines are searched in."""
+    refine_min_cell_px: float = 16.0
+    """px: refine on a copy where a cell is at least this big (else a larger copy)."""
+    search_window: tuple[float, ...] = (0.35, 0.2, 0.12)
+    """cells: how far either side of its predicted place each grid line is searched, per
+    pass (the first pass corrects the coarse lattice, later ones polish)."""
+    segment_trim: float = 0.2
+    """cells: the ends of each line segment left out (line crossings blur the profile)."""
+    min_peak_contrast: float = 6.0
+    """Grey levels: a segment whose valley is shallower than this gives no evidence."""
+    outlier_cells: float = 0.06
+    """cells: a segment further than this (and than 3 MADs) from its fitted line is dropped."""
+    marker_trust_cells: tuple[float, ...] = (2.5, 5.0, 9.0)
+    """cells: with markers only, the grid lines are refined outwards from the markers in
+    these steps (a homography from one marker extrapolates badly)."""
+
+    # -- orientation and quality
+    orientation_margin: float = 0.15
+    """An orientation is certain when its score beats the runner-up by this much (0..1)."""
+    good_residual_cells: float = 0.03
+    """cells: an RMS line-fit residual this small gives quality ~1; 3x it gives ~0.5."""
+
+    # -- markers (print-and-play)
+    marker_min_perimeter: float = 0.02
+    """Marker perimeter over the image's long side: smaller candidates are ignored."""
+
+
+@dataclass(frozen=True)
+class VisionConfig:
+    """All of vision's tunables; each stage is given its own part.
+
+    Other stages add their dataclass here (``tiles: TilesConfig = ...``)."""
+
+    board: BoardConfig = field(default_factory=BoardConfig)
