@@ -143,12 +143,14 @@ class Camera:
         return v / n if n > 1e-9 else np.zeros(2)
 
     def as_dict(self) -> dict:
-        """The pose for the truth JSON (plain floats, plus the matrices)."""
+        """The pose for the truth JSON: plain floats, K, and P as a (3, 4) map from board
+        points (x mm, y mm, height above the board mm, 1) to homogeneous pixels."""
         d = asdict(self)
         d["resolution"] = list(self.resolution)
         d["target"] = [float(v) for v in self.target]
         d["K"] = self.K.round(4).tolist()
-        d["P"] = self.P.tolist()
+        # in the board's convention: (x mm, y mm, height above the board mm, 1) -> px
+        d["P"] = (self.P @ np.diag([1.0, 1.0, -1.0, 1.0])).tolist()
         return d
 
 

@@ -8,14 +8,15 @@ plane maps to the picture by one homography (and to its shadow on the board by a
 >>> rng = np.random.default_rng(3)
 >>> spec = sample_hand(rng, tip=(100.0, 120.0))
 >>> sprite, origin, res = hand_sprite(spec, 1.0)
->>> sprite.shape[2], sprite[..., 3].max() == 255
-(4, True)
+>>> sprite.shape[2], int(sprite[..., 3].max())
+(4, 255)
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -69,6 +70,7 @@ def sample_hand(rng: np.random.Generator, tip: tuple[float, float],
 
 
 ARM_MM = 900.0  # the arm is drawn this far back from the wrist (out of the picture)
+SHADOW_SCALE = 4  # the hand's shadow is drawn at 1/4 of the resolution
 
 
 def _capsule(p0, p1, w0, w1, n: int = 10) -> np.ndarray:
@@ -116,10 +118,12 @@ def _parts(spec: HandSpec) -> list[tuple[str, np.ndarray]]:
     return parts
 
 
+@lru_cache(maxsize=4)
 def hand_sprite(spec: HandSpec, res: float) -> tuple[np.ndarray, np.ndarray, float]:
     """The hand seen from above in its own plane: (H, W, 4) BGRA sprite at ``res`` px/mm,
-    the hand-mm point of sprite pixel (0, 0), and ``res``. Parts are shaded as rounded
-    limbs (by their distance to their own edge); a sleeve covers the arm."""
+    the hand-mm point of sprite pixel (0, 0), and ``res`` (cached: read-only). Parts are
+    shaded as rounded limbs (by their distance to their own edge); a sleeve covers the
+    arm."""
     parts = _parts(spec)
     pts = np.concatenate([p for _, p in parts])
     lo = pts.min(0) - 4
@@ -156,6 +160,7 @@ def hand_sprite(spec: HandSpec, res: float) -> tuple[np.ndarray, np.ndarray, flo
     out = np.empty((h, w, 4), np.uint8)
     out[..., :3] = np.clip(colour + 0.5, 0, 255)
     out[..., 3] = np.clip(alpha * 255 + 0.5, 0, 255)
+    out.setflags(write=False)
     return out, lo, res
 
 
@@ -212,20 +217,17 @@ def draw_hand(img: np.ndarray, spec: HandSpec, camera: Camera, light: Light,
     sprite, origin, res = hand_sprite(spec, res)
     h, w = img.shape[:2]
     Hs = shadow_homography(spec, origin, res, camera, light, shadow_surface)
-    alpha = sprite[..., 3]
-    shadow = _warp_roi(alpha, Hs, (w, h))
-    if shadow is not None:
-        (x0, y0, x1, y1), sh = shadow
-        sigma = max(1.0, 0.25 * spec.tip_height * float(camera.px_per_mm(
-            [spec.tip])[0]) * 0.6)
-        pad = int(3 * sigma)
-        X0, Y0, X1, Y1 = max(0, x0 - pad), max(0, y0 - pad), min(w, x1 + pad), min(h, y1 + pad)
-        big = np.zeros((Y1 - Y0, X1 - X0), np.float32)
-        big[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0] = sh.astype(np.float32) / 255
-        big = cv2.GaussianBlur(big, (0, 0), sigma)
-        k = 1 - light.shadow * 0.8 * big
-        roi = img[Y0:Y1, X0:X1].astype(np.float32) * k[..., None]
-        img[Y0:Y1, X0:X1] = np.clip(roi + 0.5, 0, 255).astype(np.uint8)
+    # the shadow is soft: draw and blur it at a quarter of the resolution
+    f = SHADOW_SCALE
+    small = (max(1, w // f), max(1, h // f))
+    S = np.diag([1.0 / f, 1.0 / f, 1.0])
+    sh = cv2.warpPerspective(sprite[..., 3], S @ Hs, small, flags=cv2.INTER_AREA)
+    if sh.any():
+        sigma = max(0.7, 0.15 * spec.tip_height * float(camera.px_per_mm([spec.tip])[0]) / f)
+        sh = cv2.GaussianBlur(sh.astype(np.float32) * np.float32(light.shadow * 0.8 / 255),
+                              (0, 0), sigma)
+        k = 1 - cv2.resize(sh, (w, h), interpolation=cv2.INTER_LINEAR)
+        img[:] = cv2.multiply(img, cv2.cvtColor(k, cv2.COLOR_GRAY2BGR), dtype=cv2.CV_8U)
     Hh = hand_homography(spec, origin, res, camera)
     cover = np.zeros((h, w), np.float32)
     warped = _warp_roi(sprite, Hh, (w, h))

@@ -5,7 +5,7 @@ All of it is one :class:`Finish` (recorded in the truth) applied by :func:`finis
 to a rendered BGR uint8 picture. Blur is given at 1080p and scales with the resolution.
 
 >>> [round(v, 2) for v in kelvin_rgb(6500)]
-[1.0, 0.98, 0.97]
+[1.0, 1.0, 0.98]
 >>> kelvin_rgb(2700)[2] < kelvin_rgb(2700)[0]  # warm light: little blue
 True
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -126,15 +127,15 @@ def finish_photo(img: np.ndarray, finish: Finish) -> tuple[np.ndarray, bytes | N
     when ``finish.jpeg``, the JPEG bytes it was decoded from (write those, not a
     re-encoding)."""
     h, w = img.shape[:2]
+    scale = min(w, h) / 1080.0
+    if finish.blur > 0.05:  # the lens blurs the scene; light varies too slowly to care
+        img = cv2.GaussianBlur(img, (0, 0), finish.blur * scale)
     gains = white_balance_gains(finish.kelvin, finish.awb) * finish.brightness
-    field = light_field(finish, (w, h))
-    out = img.astype(np.float32)
-    out *= cv2.merge([field * gains[0], field * gains[1], field * gains[2]])
+    field = cv2.cvtColor(light_field(finish, (w, h)), cv2.COLOR_GRAY2BGR)
+    field = cv2.multiply(field, (float(gains[0]), float(gains[1]), float(gains[2]), 0.0))
+    out = cv2.multiply(img, field, dtype=cv2.CV_32F)
     if finish.glare is not None:
         _add_glare(out, finish.glare, gains)
-    scale = min(w, h) / 1080.0
-    if finish.blur > 0.05:
-        out = cv2.GaussianBlur(out, (0, 0), finish.blur * scale)
     if finish.noise > 0:
         _add_noise(out, finish.noise, finish.noise_seed)
     photo = np.clip(out + 0.5, 0, 255).astype(np.uint8)
@@ -160,13 +161,39 @@ def _add_glare(out: np.ndarray, glare, gains) -> None:
     out[y0:y1, x0:x1] += add[..., None] * (gains / gains.max())[None, None, :]
 
 
+NOISE_BANK_PX = 2048  # noise is cut from one fixed bank of this size (tiled beyond it)
+
+
+@lru_cache(maxsize=1)
+def _noise_bank() -> np.ndarray:
+    """(N, N) float32 unit Gaussian noise, the same in every process."""
+    return np.random.default_rng(20240611).standard_normal(
+        (NOISE_BANK_PX, NOISE_BANK_PX), dtype=np.float32)
+
+
+def _noise_field(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """(h, w) unit noise: the bank (or its transpose) from a random offset, tiled when the
+    picture is larger (drawing fresh Gaussian noise for every pixel of a 12 MP photo would
+    take longer than the whole render)."""
+    bank = _noise_bank()
+    if rng.random() < 0.5:
+        bank = bank.T
+    n = NOISE_BANK_PX
+    if h <= n and w <= n:
+        oy, ox = rng.integers(0, n - h + 1), rng.integers(0, n - w + 1)
+        return bank[oy:oy + h, ox:ox + w]
+    oy, ox = rng.integers(0, n, 2)
+    return np.pad(bank, ((0, max(0, h + oy - n)), (0, max(0, w + ox - n))),
+                  mode="wrap")[oy:oy + h, ox:ox + w]
+
+
 def _add_noise(out: np.ndarray, sigma: float, seed: int) -> None:
     """Sensor noise: luminance grain at full resolution plus coarser colour noise."""
     h, w = out.shape[:2]
     rng = np.random.default_rng(seed)
-    luma = rng.standard_normal((h, w), dtype=np.float32) * (sigma * 0.8)
+    luma = _noise_field(rng, h, w) * np.float32(sigma * 0.8)  # a copy, contiguous
     ch, cw = max(2, h // 2), max(2, w // 2)
-    chroma = rng.standard_normal((ch, cw, 3), dtype=np.float32) * (sigma * 0.6)
+    chroma = cv2.merge([_noise_field(rng, ch, cw) for _ in range(3)]) * np.float32(sigma * 0.6)
     chroma = cv2.resize(chroma, (w, h), interpolation=cv2.INTER_LINEAR)
-    out += chroma
-    out += luma[..., None]
+    cv2.add(out, chroma, dst=out)
+    cv2.add(out, cv2.cvtColor(luma, cv2.COLOR_GRAY2BGR), dst=out)

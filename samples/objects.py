@@ -226,8 +226,8 @@ def _resting_hand(img, camera, light, rng, geometry, table_h, board_mask) -> boo
                              tip_height=table_h + rng.uniform(10, 25), pose="flat")
     if not hands.arm_fits(spec, camera):
         return False
-    res = float(camera.px_per_mm([tip])[0]) * 1.2
-    cover = hands.hand_cover(spec, camera, res)
+    res = float(camera.px_per_mm([tip])[0]) * 0.8
+    cover = hands.hand_cover(spec, camera, 0.4)
     if np.any((cover > 0.02) & (board_mask > 0)):
         return False
     hands.draw_hand(img, spec, camera, light, res, shadow_surface=table_h)

@@ -54,7 +54,9 @@ DEFAULT_RESOLUTION = (1920, 1080)
 RESOLUTIONS = {"720p": (1280, 720), "1080p": (1920, 1080), "12mp": (4032, 3024)}
 HAND_PROBABILITY = 0.15  # default share of photos with a hand over the board
 OBJECT_PROBABILITY = 0.4  # share of photos with things on the table beside the board
-COVERED_SHARE = 0.15  # a cell is "occluded" when the hand hides this share of it
+COVERED_SHARE = 0.15
+HAND_DETAIL = 0.8  # hand sprite px/mm per picture px/mm at the board (the hand is soft)
+PROBE_RES = 0.4  # px/mm of the rough hand drawn to decide where a hand goes  # a cell is "occluded" when the hand hides this share of it
 PPM_STEP = 2 ** 0.25  # board textures are drawn at px/mm on this ladder (draws are cached)
 TEXTURE_DETAIL = 0.9  # texture px per picture px at the board's nearest corner
 MAX_TEXTURE_PX = 4200  # a board texture's longer side stays under this
@@ -521,13 +523,8 @@ def _composite(img: np.ndarray, texture: np.ndarray, mask: np.ndarray, M: np.nda
                               borderMode=cv2.BORDER_CONSTANT)
     a = cv2.warpPerspective(mask, S, size, flags=cv2.INTER_LINEAR,
                             borderMode=cv2.BORDER_CONSTANT)
-    roi = img[y0:y1, x0:x1]
-    full = a == 255
-    roi[full] = tex[full]
-    edge = (a > 0) & ~full
-    if edge.any():
-        k = a[edge].astype(np.float32)[:, None] / 255
-        roi[edge] = (roi[edge] * (1 - k) + tex[edge] * k + 0.5).astype(np.uint8)
+    a = a.astype(np.float32) * np.float32(1 / 255)
+    img[y0:y1, x0:x1] = cv2.blendLinear(tex, img[y0:y1, x0:x1], a, 1 - a)
 
 
 # -- the hand ---------------------------------------------------------------------------------
@@ -539,7 +536,7 @@ def _place_hand(img, camera: Camera, geometry: BoardGeometry, light: Light, rng,
     covers part of the grid). Returns (spec, coverage (H, W) float32)."""
     x0, y0 = geometry.grid_origin_mm
     gw, gh = geometry.grid_size_mm
-    res = float(camera.px_per_mm([[x0 + gw / 2, y0 + gh / 2]])[0]) * 1.2
+    res = float(camera.px_per_mm([[x0 + gw / 2, y0 + gh / 2]])[0]) * HAND_DETAIL
     if spec is None:
         grid_px = camera.project(geometry.grid_corners_mm())
         grid_mask = np.zeros(img.shape[:2], np.uint8)
@@ -551,7 +548,7 @@ def _place_hand(img, camera: Camera, geometry: BoardGeometry, light: Light, rng,
                 cand = replace(cand, tilt=3.0, tip_height=min(cand.tip_height, 25.0))
                 if not hands.arm_fits(cand, camera):
                     continue
-            probe = hands.hand_cover(cand, camera, res)
+            probe = hands.hand_cover(cand, camera, PROBE_RES)
             if (probe[grid_mask > 0] > 0.5).sum() > 0.02 * (grid_mask > 0).sum():
                 spec = cand
                 break

@@ -43,8 +43,8 @@ PROFILES: dict[str, dict] = {
     "cup": {"profile": ((0.0, 0.75), (0.1, 0.82), (2.0, 1.0)), "top": 2.0, "top_r": 1.0},
 }
 
-AMBIENT = 0.55  # share of light that reaches a surface facing away from the key light
-DIFFUSE = 0.5
+AMBIENT = 0.72  # share of light that reaches a surface facing away from the key light
+DIFFUSE = 0.36
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ def draw_round_solid(img, mask, view: View, light: Light, centre_mm, radius_mm: 
     toward = -away
     nx = toward[0] * np.sqrt(1 - s ** 2) + perp[0] * s
     ny = toward[1] * np.sqrt(1 - s ** 2) + perp[1] * s
-    lit = light.facing(np.stack([nx, ny], -1)) * 0.9
+    lit = light.facing(np.stack([nx, ny], -1))
     body = np.asarray(colour_bgr, np.float32)[None, None, :] * lit[..., None]
     _blend(img, mask, x0, y0, body, roi_mask.astype(np.float32) / 255)
     if "head" in spec:

@@ -31,7 +31,7 @@ PLAIN_COLOURS = ((232, 234, 236), (190, 192, 194), (88, 90, 92), (36, 36, 38), (
 
 TABLE_REACH_MM = 1400.0
 """How far from the board the table texture is drawn; beyond it the texture is mirrored."""
-TEXEL_BUDGET = 0.8e6
+TEXEL_BUDGET = 0.35e6
 """Texels of a table texture per megapixel of the photo (bounds the drawing time)."""
 
 
@@ -59,7 +59,7 @@ def sample_table(rng: np.random.Generator, kind: str | None = None) -> Table:
         colour=tuple(int(v) for v in base),
         grain_angle=float(rng.choice([0.0, 90.0]) + rng.normal(0, 4)) if kind == "wood"
         else float(rng.uniform(0, 180)),
-        ring_mm=float(rng.uniform(4, 14) if kind == "wood" else rng.uniform(0.8, 2.5)),
+        ring_mm=float(rng.uniform(3, 9) if kind == "wood" else rng.uniform(0.8, 2.5)),
         plank_mm=float(rng.choice([0.0, rng.uniform(90, 200)])) if kind == "wood" else 0.0,
         contrast=float(rng.uniform(0.4, 1.0)),
         seed=int(rng.integers(2**31)),
@@ -80,44 +80,61 @@ def table_texture(table: Table, size_mm: tuple[float, float], texels_per_mm: flo
     h = max(8, int(round(size_mm[1] * texels_per_mm)))
     base = np.array(table.colour, np.float32)
     k = table.contrast
+    ramp = np.linspace(0, 1, 256, dtype=np.float32)[:, None]
     if table.kind == "wood":
-        tone = _wood_tone(rng, table, w, h, texels_per_mm)
-        light, dark = base * 1.12, base * 0.62
-        img = light + (dark - light) * tone[..., None] * k
-    elif table.kind == "cloth":
-        period = table.ring_mm * texels_per_mm
-        xs = np.arange(w, dtype=np.float32)
-        ys = np.arange(h, dtype=np.float32)[:, None]
-        weave = (np.sin(xs * (2 * math.pi / max(period, 2.1))) *
-                 np.sin(ys * (2 * math.pi / max(period, 2.1))))
-        mottle = _noise(rng, (w, h), (int(size_mm[0] / 120), int(size_mm[1] / 120)))
-        img = base * (1 + (0.05 * weave + 0.07 * mottle) * k)[..., None]
-    else:
-        mottle = _noise(rng, (w, h), (int(size_mm[0] / 200), int(size_mm[1] / 200)))
-        fine = _noise(rng, (w, h), (int(size_mm[0] / 8), int(size_mm[1] / 8)))
-        img = base * (1 + (0.05 * mottle + 0.02 * fine) * k)[..., None]
-    return np.clip(img, 0, 255).astype(np.uint8)
+        tone = _wood_tone(rng, table, w, h, texels_per_mm)  # 0 light .. 1 dark
+        lut = base * 1.1 + (base * 0.6 - base * 1.1) * ramp * k
+    else:  # brightness 0.8 .. 1.2 as tone 0 .. 1
+        if table.kind == "cloth":
+            period = max(table.ring_mm * texels_per_mm, 2.1)
+            xs = np.sin(np.arange(w, dtype=np.float32) * np.float32(2 * math.pi / period))
+            ys = np.sin(np.arange(h, dtype=np.float32) * np.float32(2 * math.pi / period))
+            mottle = _noise(rng, (w, h), (int(size_mm[0] / 120), int(size_mm[1] / 120)))
+            f = (0.05 * k) * (ys[:, None] * xs[None, :]) + (0.07 * k) * mottle
+        else:
+            mottle = _noise(rng, (w, h), (int(size_mm[0] / 200), int(size_mm[1] / 200)))
+            fine = _noise(rng, (w, h), (int(size_mm[0] / 8), int(size_mm[1] / 8)))
+            f = (0.05 * k) * mottle + (0.02 * k) * fine
+        tone = np.clip(f * 2.5 + 0.5, 0, 1)
+        lut = base * (0.8 + 0.4 * ramp)
+    t8 = (tone * 255 + 0.5).astype(np.uint8)
+    lut = np.clip(lut + 0.5, 0, 255).astype(np.uint8)[:, None, :]
+    return cv2.LUT(cv2.merge([t8, t8, t8]), lut)
 
 
 def _wood_tone(rng, table: Table, w: int, h: int, tpm: float) -> np.ndarray:
-    """(h, w) float 0..1 darkness of wood: thin growth rings wobbling gently along the grain
-    (x), fine streaks, and planks with their own phase and shade."""
-    wobble = _noise(rng, (w, h), (int(w / tpm / 300), int(h / tpm / 80)))
-    streak = _noise(rng, (w, h), (int(w / tpm / 60), int(h / tpm / 0.7)))
-    y_mm = np.arange(h, dtype=np.float32)[:, None] / tpm
-    phase = (y_mm + wobble * table.ring_mm * 1.5) / table.ring_mm
+    """(h, w) float 0..1 darkness of flat-sawn wood, grain along x. The surface cuts the
+    tree's growth rings at a slant, so rings show as nested arches ("cathedrals"); fine
+    grain lines and pores run along them; planks each have their own tree and shade."""
+    f32 = np.float32
+    x_mm = np.arange(w, dtype=f32)[None, :] / f32(tpm)
+    y_mm = np.arange(h, dtype=f32)[:, None] / f32(tpm)
+    plank_mm = f32(table.plank_mm or h / tpm + 1)
+    plank = np.floor(y_mm / plank_mm).astype(np.int32)
+    n = int(plank.max()) + 1
+
+    def per_plank(lo, hi):
+        return rng.uniform(lo, hi, n).astype(f32)[plank]
+
+    # per plank: the pith's line (across position, depth under the surface, slant)
+    pith_y = (plank.astype(f32) + per_plank(0.2, 0.8)) * plank_mm
+    depth, slant, shift = per_plank(5, 40), per_plank(-0.08, 0.08), per_plank(0, 500)
+    wobble = _noise(rng, (w, h), (int(w / tpm / 120), int(h / tpm / 40)))
+    across = (y_mm - pith_y) ** 2
+    along = depth + slant * (x_mm + shift)
+    phase = np.sqrt(across + along * along) * f32(1 / table.ring_mm) + f32(0.6) * wobble
+    frac = phase - np.floor(phase)
+    # latewood: a dark band late in each ring, soft on both sides
+    rings = (np.minimum(np.maximum((frac - f32(0.55)) * f32(5), 0), 1)
+             * np.minimum((1 - frac) * f32(1 / 0.12), 1))
+    grain = _noise(rng, (w, h), (int(w / tpm / 150), int(h / tpm / 2.5)))
+    pores = _noise(rng, (w, h), (int(w / tpm / 12), int(h / tpm / 0.6)))
+    tone = (f32(0.55) * rings + f32(0.09) * grain + f32(0.12) * np.maximum(pores - f32(0.5), 0)
+            + f32(0.06) * wobble + (f32(0.15) + per_plank(-0.1, 0.1)))
     if table.plank_mm:
-        plank = np.floor(y_mm / table.plank_mm).astype(np.int32)
-        n = int(plank.max()) + 1
-        phase = phase + rng.uniform(0, 10, n).astype(np.float32)[plank]
-    rings = np.cos(np.float32(2 * math.pi) * phase)
-    rings = np.maximum(rings, 0) ** 6  # thin dark late-wood lines
-    tone = 0.35 * rings + 0.35 * (0.5 + 0.5 * streak) + 0.15 * (0.5 + 0.5 * wobble)
-    if table.plank_mm:
-        tone = tone + rng.uniform(-0.12, 0.12, n).astype(np.float32)[plank]
-        seam = (np.abs(y_mm - np.round(y_mm / table.plank_mm) * table.plank_mm) < 0.5)
-        tone = np.where(seam, 1.0, tone)
-    return np.clip(tone, 0, 1).astype(np.float32)
+        seam = np.abs(y_mm - np.round(y_mm / plank_mm) * plank_mm) < 0.5
+        tone = np.where(seam, f32(1.0), tone)
+    return np.minimum(np.maximum(tone, 0), 1)
 
 
 def render_table(table: Table, camera: Camera, board_size_mm: tuple[float, float],
