@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -61,7 +62,7 @@ class Camera:
 
     # -- the matrices
 
-    @property
+    @cached_property
     def K(self) -> np.ndarray:
         """(3, 3) intrinsics: square pixels, principal point at the picture's centre."""
         w, h = self.resolution
@@ -69,7 +70,7 @@ class Camera:
                          [0, self.focal_px, (h - 1) / 2],
                          [0, 0, 1]], float)
 
-    @property
+    @cached_property
     def centre(self) -> np.ndarray:
         """(3,) the optical centre in the internal world frame (third axis into the table)."""
         el, az = math.radians(self.elevation), math.radians(self.azimuth)
@@ -78,7 +79,7 @@ class Camera:
                          ty + self.distance * math.cos(el) * math.cos(az),
                          -self.distance * math.sin(el)])
 
-    @property
+    @cached_property
     def R(self) -> np.ndarray:
         """(3, 3) world -> camera rotation (rows: the camera's x right, y down, z forward)."""
         el, az = math.radians(self.elevation), math.radians(self.azimuth)
@@ -95,7 +96,7 @@ class Camera:
         y = -math.sin(roll) * right + math.cos(roll) * down
         return np.stack([x, y, forward])
 
-    @property
+    @cached_property
     def P(self) -> np.ndarray:
         """(3, 4) projection of internal world points (x, y, -height, 1) to pixels."""
         R = self.R

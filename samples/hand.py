@@ -226,8 +226,15 @@ def draw_hand(img: np.ndarray, spec: HandSpec, camera: Camera, light: Light,
         sigma = max(0.7, 0.15 * spec.tip_height * float(camera.px_per_mm([spec.tip])[0]) / f)
         sh = cv2.GaussianBlur(sh.astype(np.float32) * np.float32(light.shadow * 0.8 / 255),
                               (0, 0), sigma)
-        k = 1 - cv2.resize(sh, (w, h), interpolation=cv2.INTER_LINEAR)
-        img[:] = cv2.multiply(img, cv2.cvtColor(k, cv2.COLOR_GRAY2BGR), dtype=cv2.CV_8U)
+        ys, xs = np.nonzero(sh > 1e-3)
+        if len(ys):
+            x0, x1 = int(xs.min()) * f, min(w, (int(xs.max()) + 1) * f)
+            y0, y1 = int(ys.min()) * f, min(h, (int(ys.max()) + 1) * f)
+            k = 1 - cv2.resize(sh, (small[0] * f, small[1] * f),
+                               interpolation=cv2.INTER_LINEAR)[y0:y1, x0:x1]
+            img[y0:y1, x0:x1] = cv2.multiply(img[y0:y1, x0:x1],
+                                             cv2.cvtColor(k, cv2.COLOR_GRAY2BGR),
+                                             dtype=cv2.CV_8U)
     Hh = hand_homography(spec, origin, res, camera)
     cover = np.zeros((h, w), np.float32)
     warped = _warp_roi(sprite, Hh, (w, h))

@@ -109,6 +109,8 @@ def _cup(img, camera, light, rng, at, table_h, board_mask) -> bool:
 
 
 def _soft_shadow(img, poly, light: Light, sigma: float) -> None:
+    """Darken ``img`` under the polygon ``poly`` (px), blurred by ``sigma`` px (drawn at a
+    reduced scale when it is soft: a blurred shadow has no fine detail)."""
     sigma = max(1.0, sigma)
     pad = int(3 * sigma) + 2
     H, W = img.shape[:2]
@@ -117,10 +119,14 @@ def _soft_shadow(img, poly, light: Light, sigma: float) -> None:
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
     if x0 >= x1 or y0 >= y1:
         return
-    m = _mask_of((y1 - y0, x1 - x0), [poly - [x0, y0]]).astype(np.float32) / 255
-    m = cv2.GaussianBlur(m, (0, 0), sigma)
-    roi = img[y0:y1, x0:x1].astype(np.float32) * (1 - light.shadow * m)[..., None]
-    img[y0:y1, x0:x1] = np.clip(roi + 0.5, 0, 255).astype(np.uint8)
+    f = int(min(4, max(1, sigma // 2)))
+    w, h = -(-(x1 - x0) // f), -(-(y1 - y0) // f)
+    m = _mask_of((h, w), [(poly - [x0, y0]) / f]).astype(np.float32)
+    m = cv2.GaussianBlur(m, (0, 0), sigma / f) * np.float32(light.shadow / 255)
+    if f > 1:
+        m = cv2.resize(m, (w * f, h * f), interpolation=cv2.INTER_LINEAR)
+    k = cv2.cvtColor(1 - m[:y1 - y0, :x1 - x0], cv2.COLOR_GRAY2BGR)
+    img[y0:y1, x0:x1] = cv2.multiply(img[y0:y1, x0:x1], k, dtype=cv2.CV_8U)
 
 
 def _box_faces(camera, centre, size, angle, z0):

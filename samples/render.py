@@ -421,7 +421,7 @@ def _solids(game, grid, style: Style, geometry: BoardGeometry, build: Build, rng
                 continue
             if game in artwork.TILE_GAMES:
                 side = style.tile_frac * cell
-                angle = float(rng.uniform(-scene.max_angle, scene.max_angle))
+                angle = float(_spread(rng, scene.max_angle))
                 offset = _tile_offset(rng, occupied, r, c, style.tile_frac, angle,
                                       scene.max_offset) * cell
                 centre = centres[r, c] + offset
@@ -439,7 +439,7 @@ def _solids(game, grid, style: Style, geometry: BoardGeometry, build: Build, rng
                 else:
                     radius, shape = style.piece_frac * cell / 2, style.piece_shape
                     colour = bgr(style.piece_colour(value))
-                    offset = rng.uniform(-scene.max_offset, scene.max_offset, 2) * cell * 0.5
+                    offset = _spread(rng, scene.max_offset, 2) * cell
                 out.append(_round(game, value, style, centres[r, c] + offset, radius, shape,
                                   colour, build))
     if game == "mastermind" and keys is not None:
@@ -489,9 +489,16 @@ def _tile_offset(rng, occupied, r, c, frac, angle, max_offset) -> np.ndarray:
         taken = 0 <= rr < rows and 0 <= cc < cols and occupied[rr][cc]
         return min(max_offset, gap) if taken else max_offset
 
-    x = rng.uniform(-limit(0, -1), limit(0, 1))
-    y = rng.uniform(-limit(-1, 0), limit(1, 0))
+    x, y = _spread(rng, 1.0, 2)
+    x = x * (limit(0, 1) if x > 0 else limit(0, -1))
+    y = y * (limit(1, 0) if y > 0 else limit(-1, 0))
     return np.array([x, y])
+
+
+def _spread(rng, limit: float, size=None):
+    """How far people misplace things: mostly a little, now and then up to ``limit``
+    (a normal of ``limit / 3`` clipped to +-limit)."""
+    return np.clip(rng.normal(0.0, limit / 3, size), -limit, limit)
 
 
 def _square(centre, side, angle) -> np.ndarray:

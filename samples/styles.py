@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from calibration.fonts import font_split, installed_faces
+from calibration.fonts import font_split
 from calibration.geometry import BoardGeometry, board_geometry
 from calibration.styles import CENTRE, SquareStyle, Style, mathable_style, print_style
 
@@ -88,6 +88,15 @@ def fonts_for(choice: str) -> list[Path]:
 def print_set(game: str, rows: int | None = None, cols: int | None = None):
     """Tier 1: (style, geometry, build) of the print-and-play set."""
     return print_style(game), board_geometry(game, rows, cols), PRINT_BUILDS[game]
+
+
+def mathable_set():
+    """The real Mathable set of ``../shared/real/mathable/``: (style, geometry, build)."""
+    g = board_geometry("mixmath")
+    cell = MATHABLE_GEOMETRY["cell_mm"]
+    geometry = replace(g, cell_mm=cell, marker_mm=0.6 * cell,
+                       margins_mm=tuple(m * cell for m in MATHABLE_GEOMETRY["margins"]))
+    return mathable_style(), geometry, MATHABLE_BUILD
 
 
 def _hsv(h: float, s: float, v: float) -> tuple[int, int, int]:
@@ -171,15 +180,11 @@ def random_set(game: str, rng: np.random.Generator, fonts: str = "train",
                   piece_height=float(rng.uniform(0.8, 1.25)))
     if game == "mixmath":
         if rng.random() < MATHABLE_SHARE:
-            style = mathable_style()
+            style, geometry, build = mathable_set()
             if fonts == "held_out":
                 style = replace(style, name="mathable-held-out-face",
                                 font=str(faces[rng.integers(len(faces))]))
-            g = board_geometry(game, rows, cols)
-            cell = MATHABLE_GEOMETRY["cell_mm"]
-            geometry = replace(g, cell_mm=cell, marker_mm=0.6 * cell,
-                               margins_mm=tuple(m * cell for m in MATHABLE_GEOMETRY["margins"]))
-            return style, geometry, MATHABLE_BUILD
+            return style, geometry, build
         style = Style(name="own-mixmath", markers=False, **_board_look(rng),
                       squares=_mixmath_squares(rng), square_text=bool(rng.random() < 0.85),
                       board_font=str(faces[rng.integers(len(faces))]), **_tile_look(rng, faces))
@@ -244,4 +249,4 @@ def style_summary(style: Style) -> dict:
 
 
 __all__ = ["Build", "PRINT_BUILDS", "FONT_CHOICES", "fonts_for", "print_set", "random_set",
-           "style_summary", "installed_faces"]
+           "mathable_set", "style_summary"]

@@ -61,7 +61,7 @@ def sample_table(rng: np.random.Generator, kind: str | None = None) -> Table:
         else float(rng.uniform(0, 180)),
         ring_mm=float(rng.uniform(3, 9) if kind == "wood" else rng.uniform(0.8, 2.5)),
         plank_mm=float(rng.choice([0.0, rng.uniform(90, 200)])) if kind == "wood" else 0.0,
-        contrast=float(rng.uniform(0.4, 1.0)),
+        contrast=float(rng.uniform(0.25, 0.9)),
         seed=int(rng.integers(2**31)),
     )
 
