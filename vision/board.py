@@ -44,7 +44,7 @@ import cv2
 import numpy as np
 
 from calibration.geometry import BoardGeometry, board_geometry, decode_marker_id
-from calibration.layouts import fixed_numbers
+from calibration.layouts import fixed_numbers, square_kinds
 from calibration.profiles import BoardProfile, known_profiles, load_profile
 
 from .config import BoardConfig
@@ -179,8 +179,8 @@ class BoardLocation:
 
 
 def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | None = None,
-               config: BoardConfig | None = None, profile: str | BoardProfile | None = None
-               ) -> BoardLocation:
+               config: BoardConfig | None = None,
+               profile: str | BoardProfile | bool | None = None) -> BoardLocation:
     """Locate ``game``'s board in a photo.
 
     Parameters
@@ -192,8 +192,9 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
         The board to map onto (rows and cols: Breakthrough is any R x C). Default: the
         matched profile's, else the print-and-play geometry.
     config : BoardConfig, optional
-    profile : str or BoardProfile, optional
-        An own set's profile; by default the game's known profiles are tried.
+    profile : str, BoardProfile or False, optional
+        An own set's profile (name, path or object); by default the game's known profiles
+        are tried and the one whose colours match is used; False: none.
 
     Returns
     -------
@@ -212,26 +213,33 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
     photo = _Photo(image_bgr, cfg.work_long_side)
     default_geometry = geometry or board_geometry(game)
 
-    # The grid first (it is cheap); markers then only in the corners it predicts. The
-    # whole picture is searched for markers only when no grid shows (a hand over it).
-    loc = _find_by_grid(photo, game, geometry, profile, cfg)
+    # The grid first (it is cheap), on the working copy and, if what it saw there was
+    # doubtful (thin printed lines merge squares at low resolution), on the next larger
+    # copy; markers then only in the corners the grid predicts. The whole picture is
+    # searched for markers only when no good grid shows (a hand over much of it).
+    loc = None
+    for level in photo.locate_levels(cfg.locate_levels):
+        found_here = _find_by_grid(photo, level, game, geometry, profile, cfg)
+        if found_here is not None:
+            found_here = _corner_markers(photo, found_here, game, geometry, cfg)
+            if loc is None or found_here.quality > loc.quality:
+                loc = found_here
+        if loc is not None and _is_sure(loc, cfg):
+            break
     markers: list = []
-    if loc is None:
-        for attempt in (0, 1):
-            if attempt:
-                if max(image_bgr.shape[:2]) <= cfg.work_long_side * 1.3:
-                    break
-                photo = _Photo(image_bgr, cfg.retry_long_side)
-                loc = _find_by_grid(photo, game, geometry, profile, cfg)
-                if loc is not None:
-                    break
-            markers = _detect_markers(photo.work_grey, cfg)
-            found = _markers_of(markers, game, photo.work_to_full)
-            if found:
-                loc = _find_by_markers(photo, game, default_geometry, found, cfg)
+    if loc is None or not _is_sure(loc, cfg):
+        best_found: dict = {}
+        for level in photo.locate_levels(cfg.locate_levels):
+            markers = _detect_markers(photo.halving(level), cfg)
+            found = _markers_of(markers, game, np.linalg.inv(photo.to_level(level)))
+            if len(found) > len(best_found):
+                best_found = found
+            if len(best_found) == 4:
                 break
-    if loc is not None and loc.method == "grid":
-        loc = _corner_markers(photo, loc, game, geometry, cfg)
+        if best_found:
+            by_markers = _find_by_markers(photo, game, default_geometry, best_found, cfg)
+            if loc is None or by_markers.quality >= loc.quality * 0.8:
+                loc = by_markers
     if loc is None:
         others = sorted({decode_marker_id(i)[0] for i, _ in markers
                          if decode_marker_id(i) is not None} - {game})
@@ -239,6 +247,10 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
             raise BoardNotFound(f"this looks like a {' or '.join(others)} board "
                                 f"(its markers), not {game}")
         raise BoardNotFound(photo.why_not or f"no {game} board found in the picture")
+    if loc.quality < cfg.min_quality:
+        raise BoardNotFound(f"no {game} board found: a grid-like pattern, but it does not fit "
+                            f"a {loc.geometry.rows}x{loc.geometry.cols} board "
+                            f"(quality {loc.quality:.2f})")
     loc.details["find_ms"] = (time.perf_counter() - t0) * 1000
     return loc
 
@@ -359,11 +371,23 @@ class _Photo:
         h, w = image.shape[:2]
         # the halving whose long side is nearest long_side (a little bigger rather than
         # smaller): no resampling but 2x2 boxes, so cheap and alias-free
-        n = max(0, int(math.floor(math.log2(max(h, w) / long_side) + 0.25)))
-        self.work_grey = self.halving(n)
-        self.scale = self.work_grey.shape[1] / w
-        self.work_to_full = np.linalg.inv(self.to_level(self.scale))
+        self.work_level = max(0, int(math.floor(math.log2(max(h, w) / long_side) + 0.25)))
         self.why_not: str | None = None
+
+    @property
+    def work_grey(self) -> np.ndarray:
+        return self.halving(self.work_level)
+
+    @property
+    def scale(self) -> float:
+        return self.level_scale(self.work_level)
+
+    def level_scale(self, n: int) -> float:
+        return self.halving(n).shape[1] / self.image.shape[1]
+
+    def locate_levels(self, count: int) -> list[int]:
+        """The working level, then up to count - 1 finer ones."""
+        return list(range(self.work_level, max(-1, self.work_level - count), -1))
 
     def halving(self, n: int) -> np.ndarray:
         """The grey photo halved n times."""
@@ -383,24 +407,21 @@ class _Photo:
             self._levels[n] = grey
         return self._levels[n]
 
-    def to_level(self, scale: float) -> np.ndarray:
-        """(3, 3) full-size px -> px of the grey copy at ``scale`` (exact per axis)."""
+    def to_level(self, scale: float | int) -> np.ndarray:
+        """(3, 3) full-size px -> px of the grey copy at ``scale`` (a float) or of halving
+        ``scale`` (an int), exact per axis."""
         h, w = self.image.shape[:2]
-        g = self.grey(scale)
+        g = self.halving(scale) if isinstance(scale, int) else self.grey(scale)
         return _scale_matrix(g.shape[1] / w, g.shape[0] / h)
 
     def grey(self, scale: float) -> np.ndarray:
-        """The grey copy at ``scale`` (the working copy's or a halving's, see level_for)."""
-        if scale == self.scale:
-            return self.work_grey
+        """The grey copy at ``scale`` (a halving's, see level_for)."""
         return self.halving(int(round(-math.log2(scale))))
 
     def level_for(self, cell_px_full: float, min_cell_px: float) -> float:
         """The smallest available scale at which a cell is >= min_cell_px: the working
         copy's if big enough, else a halving of the photo (1.0: the photo itself)."""
         need = min_cell_px / max(cell_px_full, 1e-6)
-        if need <= self.scale * 1.02:
-            return self.scale
         n = 0
         while 0.5 ** (n + 1) >= need:
             n += 1
@@ -513,11 +534,10 @@ def _seeds(blobs: _Blobs, cfg: BoardConfig, used: np.ndarray):
     order = np.lexsort((np.abs(np.log(s / typical)), -count))
     tol = cfg.match_tolerance * 1.5
     steps = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)])
-    for i in order:
+    found = []
+    for i in order[:_SEED_CANDIDATES]:
         if count[i] < 4:
-            return
-        if used[i]:
-            continue
+            break
         js = np.flatnonzero(plausible[i])
         vecs = diff[i, js]
         lens = d[i, js]
@@ -526,14 +546,35 @@ def _seeds(blobs: _Blobs, cfg: BoardConfig, used: np.ndarray):
         u = vecs[0]
         cos = np.abs(vecs[1:] @ u) / (lens[1:] * lens[0])
         rel = lens[1:] / lens[0]
-        cand = np.flatnonzero((cos < 0.6) & (rel > 0.5) & (rel < 2.0))
+        cand = np.flatnonzero((cos < 0.75) & (rel > 0.4) & (rel < 2.5))
         if len(cand) == 0:
             continue
-        v = vecs[1 + cand[0]]
+        u, v = _reduce_pair(u, vecs[1 + cand[0]])
         targets = steps @ np.array([u, v])  # (8, 2)
         err = np.linalg.norm(vecs[None, :, :] - targets[:, None, :], axis=-1).min(1)
-        if np.count_nonzero(err < tol * min(lens[0], lens[1 + cand[0]])) >= 4:
-            yield int(i), u, v
+        hits = err < tol * min(np.hypot(*u), np.hypot(*v))
+        if np.count_nonzero(hits) >= 4:
+            found.append((-np.count_nonzero(hits), -np.count_nonzero(hits[:4]),
+                          abs(math.log(s[i] / typical)), int(i), u, v))
+    found.sort(key=lambda t: t[:3])
+    for *_, i, u, v in found:
+        if not used[i]:
+            yield i, u, v
+
+
+_SEED_CANDIDATES = 60  # blobs with the most neighbours that are tried as seeds
+
+
+def _reduce_pair(u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The shortest basis (Lagrange reduction) of the lattice spanned by u and v."""
+    for _ in range(8):
+        if v @ v < u @ u:
+            u, v = v, u
+        m = round(float(u @ v) / float(u @ u))
+        if m == 0:
+            break
+        v = v - m * u
+    return u, v
 
 
 def _grow_lattice(blobs: _Blobs, seed: int, u: np.ndarray, v: np.ndarray,
@@ -582,9 +623,32 @@ def _grow_lattice(blobs: _Blobs, seed: int, u: np.ndarray, v: np.ndarray,
         size_per_pitch = float(np.median(s[cand] / _local_pitch(h, ab)))
     if matched is None:
         return None
+    h = h @ _reduced_basis(h, p[matched].mean(0))
     ab = np.rint(_apply(np.linalg.inv(h), p[matched])).astype(int)
     res = float(np.median(np.linalg.norm(_apply(np.linalg.inv(h), p[matched]) - ab, axis=1)))
     return _Lattice(h, ab, matched, res)
+
+
+def _reduced_basis(h: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """(3, 3) integer change of lattice coordinates making the lattice steps at image
+    point ``at`` the shortest pair (Lagrange reduction): a lattice of squares has many
+    bases (u, v + u, ...), only the reduced one runs along the grid lines."""
+    centre = _apply(np.linalg.inv(h), at)
+    pts = _apply(h, np.array([centre, centre + (1, 0), centre + (0, 1)]))
+    u, v = pts[1] - pts[0], pts[2] - pts[0]
+    t = np.eye(2)  # columns: the new steps in old lattice coordinates
+    for _ in range(8):
+        if v @ v < u @ u:
+            u, v = v, u
+            t = t[:, ::-1]
+        m = round(float(u @ v) / float(u @ u))
+        if m == 0:
+            break
+        v = v - m * u
+        t[:, 1] -= m * t[:, 0]
+    out = np.eye(3)
+    out[:2, :2] = t
+    return out
 
 
 def _best_lattice(blobs: _Blobs, cfg: BoardConfig, limit: int) -> _Lattice | None:
@@ -605,9 +669,12 @@ def _best_lattice(blobs: _Blobs, cfg: BoardConfig, limit: int) -> _Lattice | Non
     return best
 
 
-def _lattice_to_grid(lat: _Lattice, rows: int, cols: int) -> tuple[np.ndarray, bool] | None:
-    """Homography work px -> grid units (some quarter turn of the board), from a lattice of
-    square centres; and whether the grid's place within the lattice was ambiguous."""
+def _lattice_to_grid(lat: _Lattice, rows: int, cols: int
+                     ) -> tuple[np.ndarray, list[tuple[int, int]]] | None:
+    """Homography level px -> grid units (some quarter turn of the board) from a lattice
+    of square centres, and the shifts (cells) of the grid that fit the lattice as well
+    (more than one when whole rows or columns of squares were not seen); None when the
+    lattice is far larger than the board."""
     h, ab = lat.h, lat.ab.copy()
     # a proper (not mirrored) map: lattice axes turned like the image's x, y
     centre = ab.mean(0)
@@ -626,28 +693,72 @@ def _lattice_to_grid(lat: _Lattice, rows: int, cols: int) -> tuple[np.ndarray, b
         ok = [span[0] <= a and span[1] <= b for a, b in fits]
         turn = 0 if ok[0] or not ok[1] else 1
     n_a, n_b = fits[turn]
-    if span[0] > n_a + 0 or span[1] > n_b + 0:
-        # more lattice than grid: keep the window holding the most squares
-        pass
-    offsets, ambiguous = [], False
+    if span[0] > n_a + _SPARE_SPAN or span[1] > n_b + _SPARE_SPAN:
+        return None  # a lattice much larger than the board: not this board
+    offsets, choices = [], []
     for axis, n in ((0, n_a), (1, n_b)):
         vals = ab[:, axis]
         lo, hi = vals.min(), vals.max()
-        best_o, best_count = lo, -1
         candidates = range(hi - n + 1, lo + 1) if hi - lo + 1 <= n else range(lo, hi - n + 2)
         counts = [(np.count_nonzero((vals >= o) & (vals < o + n)), o) for o in candidates]
         top = max(c for c, _ in counts)
         best = [o for c, o in counts if c == top]
-        ambiguous |= len(best) > 1
-        best_o = best[len(best) // 2]
-        offsets.append(best_o)
+        offsets.append(best[len(best) // 2])  # the middle one until the layout tells
+        choices.append([o - offsets[-1] for o in best])
     # lattice (a, b) is the centre of cell (a - oa, b - ob): grid = lattice - o + 0.5
     to_grid = np.array([[1, 0, 0.5 - offsets[0]], [0, 1, 0.5 - offsets[1]], [0, 0, 1.0]])
     grid_h = to_grid @ np.linalg.inv(h)
+    # other places the grid may lie, as shifts (cells) of the grid along its own axes
+    shifts = [(da, db) for da in choices[0] for db in choices[1]]
     if turn:
         # the lattice's a axis runs down the rows: turn so that it runs along the columns
-        grid_h = _quarter_turn(3, n_b, n_a) @ grid_h
-    return grid_h, ambiguous
+        grid_h = _quarter_turn(1, n_b, n_a) @ grid_h
+        shifts = [(db, -da) for da, db in shifts]
+    return grid_h, shifts
+
+
+_SPARE_SPAN = 2  # a lattice may run this many cells past the board (art in its border)
+
+
+def _shift(da: float, db: float) -> np.ndarray:
+    """Grid units -> grid units of the same grid moved by (da, db) cells."""
+    return np.array([[1, 0, -da], [0, 1, -db], [0, 0, 1.0]])
+
+
+def _place_by_layout(photo, grid_h, game, rows, cols, shifts, cfg) -> tuple[np.ndarray, bool]:
+    """Where the grid lies along a lattice that did not show all its rows or columns: the
+    shift whose special squares (colours that differ from the plain squares') best match
+    the layout. Returns the grid homography and whether it stays ambiguous."""
+    kinds = square_kinds(game, rows, cols)
+    special = (kinds != "plain").astype(float)
+    if special.std() == 0:
+        return grid_h, True
+    pad = int(max(max(abs(a), abs(b)) for a, b in shifts)) + 1
+    ext = _shift(-pad, -pad) @ grid_h  # grid units of a grid padded by ``pad`` cells
+    lab = _lab_of_cells(photo, ext, rows + 2 * pad, cols + 2 * pad)
+    scores = []
+    for da, db in shifts:
+        x0, y0 = pad + int(da), pad + int(db)
+        window = lab[y0:y0 + rows, x0:x0 + cols]
+        plain = np.nanmedian(window[~special.astype(bool)].reshape(-1, 3), axis=0)
+        odd = np.linalg.norm(window - plain, axis=-1)
+        valid = np.isfinite(odd)
+        if valid.sum() < rows * cols / 2:
+            scores.append(-1.0)
+            continue
+        a, b = odd[valid], special[valid]
+        a, b = a - a.mean(), b - b.mean()
+        scores.append(float((a * b).sum() / (np.sqrt((a * a).sum() * (b * b).sum()) + 1e-9)))
+    order = np.argsort(scores)[::-1]
+    best = shifts[order[0]]
+    ambiguous = len(order) > 1 and scores[order[0]] - scores[order[1]] < cfg.layout_margin
+    return _shift(*best) @ grid_h, ambiguous
+
+
+def _moved(h0: np.ndarray, h1: np.ndarray, rows: int, cols: int) -> float:
+    """How far (cells) the grid's corners and centre move from estimate h0 to h1."""
+    pts = np.array([[0, 0], [cols, 0], [cols, rows], [0, rows], [cols / 2, rows / 2]], float)
+    return float(np.linalg.norm(_apply(h0 @ np.linalg.inv(h1), pts) - pts, axis=1).max())
 
 
 # ----------------------------------------------------------------------------------------
@@ -667,6 +778,9 @@ def _line_evidence(rect: np.ndarray, p: int) -> np.ndarray:
     return cv2.morphologyEx(rect, cv2.MORPH_BLACKHAT, np.ones((k, k), np.uint8)).astype(np.float32)
 
 
+_CENTROID_HALF = 2  # px either side of a valley's deepest point weighed for its centre
+
+
 def _segment_peaks(ev: np.ndarray, n_lines: int, n_cells: int, p: int, margin: int,
                    half: int, trim: int) -> tuple[np.ndarray, np.ndarray]:
     """Peak offset (px, sub-pixel) and contrast of the evidence across each horizontal
@@ -680,13 +794,15 @@ def _segment_peaks(ev: np.ndarray, n_lines: int, n_cells: int, p: int, margin: i
     k = np.argmax(prof, axis=1)  # (L, C)
     peak = np.take_along_axis(prof, k[:, None, :], 1)[:, 0]
     base = np.median(prof, axis=1)
-    km = np.clip(k, 1, len(offs) - 2)
-    a = np.take_along_axis(prof, (km - 1)[:, None, :], 1)[:, 0]
-    b = np.take_along_axis(prof, km[:, None, :], 1)[:, 0]
-    c = np.take_along_axis(prof, (km + 1)[:, None, :], 1)[:, 0]
-    den = a - 2 * b + c
-    sub = np.where(np.abs(den) > 1e-6, 0.5 * (a - c) / np.where(den == 0, 1, den), 0.0)
-    offset = offs[km] + np.clip(sub, -0.5, 0.5) + 0.5  # px row ys + o is at grid y j + (o + .5)/p
+    # sub-pixel: the centre of mass of the valley's response around its deepest point (a
+    # gap shaded on one side has its deepest point off centre; its mass is not)
+    r = _CENTROID_HALF
+    idx = np.clip(k[:, None, :] + np.arange(-r, r + 1)[None, :, None], 0, len(offs) - 1)
+    vals = np.clip(np.take_along_axis(prof, idx, 1) - base[:, None, :], 0, None)
+    vals = np.where((idx == k[:, None, :] + np.arange(-r, r + 1)[None, :, None]), vals, 0)
+    mass = vals.sum(1)
+    shift = (vals * np.arange(-r, r + 1)[None, :, None]).sum(1) / np.where(mass > 0, mass, 1)
+    offset = offs[k] + shift + 0.5  # px row ys + o is at grid y j + (o + .5)/p
     contrast = peak - base
     at_edge = (k == 0) | (k == len(offs) - 1)
     contrast = np.where(at_edge, 0.0, contrast)
@@ -729,7 +845,7 @@ def _fit_lines(t: np.ndarray, y: np.ndarray, ok: np.ndarray, cfg: BoardConfig
 
 
 def _refine(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int, cfg: BoardConfig,
-            window: float, trust: tuple[np.ndarray, float] | None = None,
+            window: float, fine: bool = False, trust: tuple[np.ndarray, float] | None = None,
             anchors: tuple[np.ndarray, np.ndarray] | None = None) -> _Fit | None:
     """One pass: fit every grid line to the evidence near its predicted place, intersect
     them all and refit the homography to the intersections (least squares).
@@ -738,10 +854,10 @@ def _refine(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int, cfg: BoardC
     ``anchors`` = (image px, grid units) extra exact correspondences (marker corners).
     """
     cell_full = _cell_px_of(grid_h, rows, cols)
-    scale = photo.level_for(cell_full, cfg.refine_min_cell_px)
+    scale = photo.level_for(cell_full, cfg.fine_min_cell_px if fine else cfg.refine_min_cell_px)
     grey = photo.grey(scale)
     level_h = grid_h @ np.linalg.inv(photo.to_level(scale))  # level px -> grid
-    p, m = cfg.refine_px_per_cell, 1
+    p, m = (cfg.fine_px_per_cell if fine else cfg.refine_px_per_cell), 1
     to_rect = np.array([[p, 0, p * m - 0.5], [0, p, p * m - 0.5], [0, 0, 1.0]])
     size = ((cols + 2 * m) * p, (rows + 2 * m) * p)
     rect = cv2.warpPerspective(grey, to_rect @ level_h, size, flags=cv2.INTER_LINEAR,
@@ -756,6 +872,9 @@ def _refine(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int, cfg: BoardC
     seg_t_v = np.arange(rows) + 0.5
     ok_h = con_h >= cfg.min_peak_contrast
     ok_v = con_v >= cfg.min_peak_contrast
+    if not cfg.fit_outer_lines:
+        ok_h[[0, -1]] = False
+        ok_v[[0, -1]] = False
     if trust is not None:
         pts, radius = trust
         gy, gx = np.meshgrid(np.arange(rows + 1), seg_t_h, indexing="ij")
@@ -808,12 +927,20 @@ def _cell_px_of(grid_h: np.ndarray, rows: int, cols: int) -> float:
 # the two ways in
 
 
-def _find_by_grid(photo: _Photo, game: str, geometry: BoardGeometry | None,
+def _is_sure(loc: BoardLocation, cfg: BoardConfig) -> bool:
+    """Good enough to stop looking: a clear grid, placed without doubt (which side is up
+    may still be in doubt: looking closer would not settle that)."""
+    return (loc.details.get("grid_quality", 0) >= cfg.sure_quality
+            and not loc.details.get("offset_ambiguous")
+            and loc.details.get("line_support", 0) >= cfg.sure_support)
+
+
+def _find_by_grid(photo: _Photo, level: int, game: str, geometry: BoardGeometry | None,
                   profile: str | BoardProfile | None, cfg: BoardConfig) -> BoardLocation | None:
     base = geometry or board_geometry(game)
     rows, cols = base.rows, base.cols
     t0 = time.perf_counter()
-    blobs = _bright_blobs(photo.work_grey, cfg)
+    blobs = _bright_blobs(photo.halving(level), cfg)
     lat = _best_lattice(blobs, cfg, limit=2 * max(rows, cols))
     need = int(math.ceil(cfg.min_cells_frac * rows * cols))
     found = 0 if lat is None else len(lat.idx)
@@ -821,15 +948,22 @@ def _find_by_grid(photo: _Photo, game: str, geometry: BoardGeometry | None,
         photo.why_not = (f"no {game} board found: {found} squares in a grid seen, at least "
                          f"{need} of its {rows * cols} needed (is the whole board in view?)")
         return None
-    grid_h_work, ambiguous = _lattice_to_grid(lat, rows, cols)
-    grid_h = grid_h_work @ photo.to_level(photo.scale)
+    placed = _lattice_to_grid(lat, rows, cols)
+    if placed is None:
+        photo.why_not = f"no {game} board found: the squares seen do not fit its grid"
+        return None
+    grid_h_level, shifts = placed
+    grid_h = grid_h_level @ photo.to_level(level)
     t1 = time.perf_counter()
-    fit = None
-    for window in cfg.search_window[:cfg.refine_passes]:
-        f = _refine(photo, grid_h, rows, cols, cfg, window)
-        if f is None:
-            break
+    fit, ambiguous = None, len(shifts) > 1
+    windows = cfg.search_window[:cfg.refine_passes]
+    for i, window in enumerate(windows):
+        f = _refine(photo, grid_h, rows, cols, cfg, window, fine=i == len(windows) - 1)
+        if f is None or _moved(grid_h, f.grid_h, rows, cols) > max(window, 0.1) * 1.5:
+            break  # no lines, or lines that pull the grid further than it was searched
         fit, grid_h = f, f.grid_h
+        if i == 0 and len(shifts) > 1:
+            grid_h, ambiguous = _place_by_layout(photo, grid_h, game, rows, cols, shifts, cfg)
     if fit is None:
         photo.why_not = f"no {game} board found: squares in a grid, but no grid lines"
         return None
@@ -841,7 +975,8 @@ def _find_by_grid(photo: _Photo, game: str, geometry: BoardGeometry | None,
     t3 = time.perf_counter()
     quality = _quality(fit, cfg, certain and not ambiguous)
     details = {"residual_cells": fit.residual, "line_support": fit.support,
-               "squares_found": found, "offset_ambiguous": ambiguous,
+               "grid_quality": _quality(fit, cfg, True),
+               "squares_found": found, "offset_ambiguous": ambiguous, "level": level,
                "locate_ms": (t1 - t0) * 1000, "refine_ms": (t2 - t1) * 1000,
                "orient_ms": (t3 - t2) * 1000}
     return BoardLocation.from_grid_homography(
@@ -864,9 +999,9 @@ def _find_by_markers(photo: _Photo, game: str, geometry: BoardGeometry,
               for i, r in enumerate(radii)]
     passes += [(None, w) for w in cfg.search_window[1:cfg.refine_passes]]
     fit = None
-    for radius, window in passes:
+    for i, (radius, window) in enumerate(passes):
         trust = None if radius is None else (centres, radius)
-        f = _refine(photo, grid_h, rows, cols, cfg, window, trust, anchors)
+        f = _refine(photo, grid_h, rows, cols, cfg, window, i == len(passes) - 1, trust, anchors)
         if f is not None:
             fit, grid_h = f, f.grid_h
     quality = _quality(fit, cfg, True) if fit else 0.3
@@ -1048,6 +1183,8 @@ def _choose_profile(photo, grid_h, game, rows, cols, profile) -> BoardProfile | 
         return profile
     if isinstance(profile, str):
         return load_profile(profile)
+    if profile is False:
+        return None
     names = known_profiles(game)
     if not names:
         return None
@@ -1072,12 +1209,14 @@ def _orientation(photo, grid_h, game, geometry, prof, cfg) -> tuple[int, np.ndar
     """(quarter turns to apply, scores of the 4 turns, certain?) from the board's features."""
     rows, cols = geometry.rows, geometry.cols
     turns = [0, 1, 2, 3] if rows == cols else [0, 2]
-    votes = []
+    cues = []
     if prof is not None and prof.thumbnail is not None:
-        votes.append(_thumbnail_scores(photo, grid_h, geometry, prof, turns))
+        cues.append(_thumbnail_scores(photo, grid_h, geometry, prof, turns))
     if fixed_numbers(game) and rows == cols:
-        votes.append(_centre_ink_scores(photo, grid_h, rows, cols))
-    if not votes:
+        ink = _centre_ink_scores(photo, grid_h, rows, cols, prof)
+        if ink is not None:
+            cues.append(ink)
+    if not cues:
         # nothing tells: keep the board as upright in the photo as possible
         up = np.zeros(4)
         for k in turns:
@@ -1087,21 +1226,32 @@ def _orientation(photo, grid_h, game, geometry, prof, cfg) -> tuple[int, np.ndar
             up[k] = d[0] / (np.hypot(*d) + 1e-9)  # 1 when the top edge runs left to right
         best = int(np.argmax(up))
         return best, np.roll(up, -best), False
-    scores = np.mean(votes, axis=0)
-    for k in range(4):
-        if k not in turns:
-            scores[k] = -np.inf
-    order = np.argsort(-scores)
-    best = int(order[0])
-    certain = bool(scores[order[0]] - scores[order[1]] >= cfg.orientation_margin)
+    # each cue's own verdict and margin; the clearest cue decides, and the answer is
+    # certain when it is clear and no other clear cue says otherwise
+    verdicts = []
+    for sc in cues:
+        sc = np.where([k in turns for k in range(4)], sc, -np.inf)
+        order = np.argsort(-sc)
+        verdicts.append((float(sc[order[0]] - sc[order[1]]), int(order[0]), sc))
+    verdicts.sort(key=lambda v: -v[0])
+    margin, best, scores = verdicts[0]
+    clear = [v for v in verdicts if v[0] >= cfg.orientation_margin]
+    certain = bool(clear) and all(v[1] == best for v in clear)
     return best, np.roll(np.where(np.isfinite(scores), scores, -1.0), -best), certain
 
 
-def _centre_ink_scores(photo, grid_h, rows, cols) -> np.ndarray:
+def _centre_ink_scores(photo, grid_h, rows, cols, prof) -> np.ndarray | None:
     """Score of each quarter turn by the printed centre numbers: the "1" carries the least
-    ink of 1 2 3 4, and sits at the top-left of the four (as the board is oriented)."""
-    p = 24
+    ink of 1 2 3 4, and sits at the top-left of the four (as the board is oriented).
+    None when the four do not look like printed squares (tiles or a hand on them)."""
     r0, c0 = rows // 2 - 1, cols // 2 - 1
+    lab = _lab_of_cells(photo, grid_h, rows, cols)[r0:r0 + 2, c0:c0 + 2].reshape(4, 3)
+    if np.isnan(lab).any() or np.ptp(lab, axis=0).max() > _CENTRE_ALIKE:
+        return None  # the four differ: something lies on some of them
+    if prof is not None and "fixed" in prof.colours:
+        if np.linalg.norm(np.median(lab, 0) - np.array(prof.colours["fixed"])) > _CENTRE_ALIKE * 2:
+            return None  # not the colour the set's centre squares have
+    p = 24
     to_rect = np.array([[p, 0, -p * c0 - 0.5], [0, p, -p * r0 - 0.5], [0, 0, 1.0]])
     scale = photo.level_for(_cell_px_of(grid_h, rows, cols), p)
     level_h = grid_h @ np.linalg.inv(photo.to_level(scale))
@@ -1118,6 +1268,9 @@ def _centre_ink_scores(photo, grid_h, rows, cols) -> np.ndarray:
     return 1.0 - ink / max(second, 1e-6)
 
 
+_CENTRE_ALIKE = 25.0  # Lab units: the four centre squares' colours agree within this
+
+
 def _thumbnail_scores(photo, grid_h, geometry, prof, turns) -> np.ndarray:
     """Normalised correlation of the board, seen from above, with the profile's picture of
     its empty board, for each quarter turn (tiles on the board lower all four alike)."""
@@ -1129,6 +1282,12 @@ def _thumbnail_scores(photo, grid_h, geometry, prof, turns) -> np.ndarray:
     grey = photo.work_grey
     level_h = grid_h @ np.linalg.inv(photo.to_level(scale))
     valid_src = np.full(grey.shape, 255, np.uint8)
+    # only the border counts: the grid looks alike under every turn, and tiles cover it
+    border = np.ones((th, tw), bool)
+    (gx0, gy0), (gx1, gy1) = (np.array(geometry.grid_origin_mm) * s,
+                              (np.array(geometry.grid_origin_mm) + geometry.grid_size_mm) * s)
+    pad = 0.3 * prof.thumbnail_px_per_cell
+    border[int(gy0 - pad):int(np.ceil(gy1 + pad)), int(gx0 - pad):int(np.ceil(gx1 + pad))] = False
     scores = np.full(4, -1.0)
     rows, cols = geometry.rows, geometry.cols
     for k in turns:
@@ -1136,7 +1295,8 @@ def _thumbnail_scores(photo, grid_h, geometry, prof, turns) -> np.ndarray:
         shrink = _cell_px_of(grid_h, rows, cols) * scale / prof.thumbnail_px_per_cell
         view = _warp(grey, h, (tw, th), shrink).astype(np.float32)
         valid = cv2.warpPerspective(valid_src, h, (tw, th), flags=cv2.INTER_NEAREST) > 0
-        if valid.sum() < 0.3 * valid.size:
+        valid &= border
+        if valid.sum() < 0.3 * border.sum():
             continue
         a, b = view[valid], thumb[valid]
         a, b = a - a.mean(), b - b.mean()

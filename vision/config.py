@@ -31,9 +31,9 @@ class BoardConfig:
     """px: the photo is located on the halving (1/2, 1/4, ...) whose long side is nearest
     this (a 12 MP photo shrinks 4x, 1080p 2x, 720p not at all); cells of the smallest
     allowed board (24 px at full size) stay >= 12 px."""
-    retry_long_side: int = 2048
-    """px: when nothing is found on the working copy, one retry on a copy this long (small
-    boards in big photos, thin grid lines)."""
+    locate_levels: int = 2
+    """Copies the board is looked for on: the working one, then (when the grid there was
+    doubtful) the next larger halving: thin printed lines merge squares at low resolution."""
     local_window: float = 0.08
     """Fraction of the copy's short side: the box over which 'locally dark' is judged; at
     least one cell plus its lines at every allowed board size."""
@@ -41,7 +41,7 @@ class BoardConfig:
     """Grey levels below the local mean that make a pixel 'dark' (a gap, a margin)."""
     valley_kernel_px: int = 5
     """px: black-hat kernel; thin dark lines narrower than this count as grid lines."""
-    valley_threshold: float = 14.0
+    valley_threshold: float = 8.0
     """Grey levels of black-hat response above which a pixel is on a thin dark line
     (sensor noise of sigma 6/255 stays below it)."""
 
@@ -60,8 +60,9 @@ class BoardConfig:
     """Ratio of the blob's principal variances: a square foreshortened at 45 deg gives 2."""
 
     # -- the lattice of cells
-    neighbour_pitch: tuple[float, float] = (0.9, 2.6)
-    """Neighbour distance over blob side: raised squares ~1.1, tiles ~1.2, holes ~2.5."""
+    neighbour_pitch: tuple[float, float] = (0.6, 2.6)
+    """Neighbour distance over blob side: raised squares ~1.1, tiles ~1.2, holes ~2.5;
+    down to ~0.8 along the foreshortened side at 45 deg elevation."""
     size_ratio: float = 1.6
     """Largest size ratio of two neighbouring blobs (perspective and tiles vs squares)."""
     match_tolerance: float = 0.28
@@ -79,6 +80,10 @@ class BoardConfig:
     """px per cell of the rectified strip the grid lines are searched in."""
     refine_min_cell_px: float = 16.0
     """px: refine on a copy where a cell is at least this big (else a larger copy)."""
+    fine_px_per_cell: int = 32
+    fine_min_cell_px: float = 40.0
+    """The last pass looks closer: a copy with cells >= this, a strip of this px per cell
+    (a Mathable gap is a tenth of a cell: 3 px there)."""
     search_window: tuple[float, ...] = (0.35, 0.2, 0.12)
     """cells: how far either side of its predicted place each grid line is searched, per
     pass (the first pass corrects the coarse lattice, later ones polish)."""
@@ -86,17 +91,30 @@ class BoardConfig:
     """cells: the ends of each line segment left out (line crossings blur the profile)."""
     min_peak_contrast: float = 6.0
     """Grey levels: a segment whose valley is shallower than this gives no evidence."""
+    fit_outer_lines: bool = False
+    """Fit the grid's outermost lines too. Off: on a set whose squares are raised with
+    gaps (Mathable) the outer edge is a step into the border, not a line, and would pull
+    the fit; the inner lines' intersections place the outer ones to within their noise."""
     outlier_cells: float = 0.06
     """cells: a segment further than this (and than 3 MADs) from its fitted line is dropped."""
     marker_trust_cells: tuple[float, ...] = (2.5, 5.0, 9.0)
     """cells: with markers only, the grid lines are refined outwards from the markers in
     these steps (a homography from one marker extrapolates badly)."""
 
+    layout_margin: float = 0.1
+    """Correlation (0..1) by which the best placement of the grid along a partly seen
+    lattice must beat the next to count as certain."""
+
     # -- orientation and quality
     orientation_margin: float = 0.15
     """An orientation is certain when its score beats the runner-up by this much (0..1)."""
     good_residual_cells: float = 0.03
     """cells: an RMS line-fit residual this small gives quality ~1; 3x it gives ~0.5."""
+    sure_quality: float = 0.6
+    sure_support: float = 0.5
+    """A grid this good (quality, share of line segments seen) ends the search."""
+    min_quality: float = 0.15
+    """Below this a grid-like find is no board (BoardNotFound), not a guess."""
 
     # -- markers (print-and-play)
     marker_min_perimeter: float = 0.02
