@@ -10,7 +10,8 @@ move and yields one :class:`Step` per move, each already applied to ``match.stat
 - Mixmath and Calculissimo: greedy. Mixmath places the highest-scoring valid tile, one at a
   time, until none fits, then ends the turn (taking the bonus draw after covering a sign
   square); Calculissimo lays the highest-scoring play of up to ``max_tokens`` tokens.
-  Both exchange the whole rack/hand when nothing fits, and pass once the pouch/bag is empty.
+  Both exchange the whole rack/hand when nothing fits, and pass once the pouch/bag is empty
+  or the table has been stuck for a few rounds.
 - Mastermind: the codemaker draws a seeded secret; the guesser keeps the codes consistent
   with every feedback so far and plays a random one of them.
 - Breakthrough: wins when it can, never leaves the opponent a winning reply when it can
@@ -39,6 +40,9 @@ from referee.core import State, cell_name
 
 MAX_TURNS = 1000
 """A match stops after this many turns even when the game is not over (a safety net)."""
+IDLE_ROUNDS = 3
+"""After this many rounds in which nobody placed anything, players stop exchanging and
+pass (an exchange is not a pass, so players who always exchange would never end a game)."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,11 @@ class Match:
     def __init__(self, players: int = 2, seed: int = 0, **options: Any):
         self.rng = random.Random(seed)
         self.players = players
+        self.idle_turns = 0  # turns in a row, of any player, that placed nothing
+
+    def may_exchange(self, bag: Bag) -> bool:
+        """Exchange when stuck, while the bag has tiles and the table is not stuck too."""
+        return len(bag) > 0 and self.idle_turns < IDLE_ROUNDS * self.players
 
     def steps(self) -> Iterator[Step]:
         raise NotImplementedError
@@ -133,11 +142,12 @@ class MixmathMatch(Match):
     A player places the best-scoring valid tile (a numbered tile before a blank; a blank
     takes the largest value its square allows), one at a time, taking the bonus draw
     after each sign square when ``bonus_draws``; with nothing placed and nothing valid it
-    exchanges the whole rack, or passes when the pouch cannot supply one.
+    exchanges the whole rack, or passes when the pouch is empty or nobody could place
+    anything for ``IDLE_ROUNDS`` rounds.
 
     >>> match = MixmathMatch(seed=1)
     >>> first_turn = list(itertools.islice(match.steps(), 6))
-    >>> [(s.move, s.score) for s in first_turn]    # 6 = 2 x 3 on 6H, ..., then the turn's 17
+    >>> [(s.move, s.score) for s in first_turn]    # 6H: 2 + 4 below it; ...; the turn: 17
     [('6H=6', 6), ('6G=4', 4), ('7F=3', 3), ('6F=2', 2), ('6E=2', 2), ('end', 17)]
     """
 
@@ -193,9 +203,10 @@ class MixmathMatch(Match):
                 rack += self.pouch.draw(1)
                 self._check()
                 yield Step(player, str(mx.BonusDraw()), 0, False, False)
+        self.idle_turns = 0 if state.turn else self.idle_turns + 1
         if state.turn:
             move = mx.EndTurn()
-        elif len(self.pouch) > 0:
+        elif self.may_exchange(self.pouch):
             move = mx.Exchange(min(len(rack), len(self.pouch)))
         else:
             move = mx.Pass()
@@ -227,7 +238,7 @@ class CalculissimoMatch(Match):
 
     Each turn lays the highest-scoring legal play of up to ``max_tokens`` tokens (fewer
     jokers first on a tie); with no play it exchanges the whole hand, or passes when the
-    bag is empty. A player who empties the hand draws and plays again, as the referee says.
+    bag is empty or nobody could play for ``IDLE_ROUNDS`` rounds. A player who empties the hand draws and plays again, as the referee says.
     """
 
     game_name = "calculissimo"
@@ -273,6 +284,7 @@ class CalculissimoMatch(Match):
             if found is not None:
                 play, _ = found
                 verdict = state.apply(play)
+                self.idle_turns = 0
                 used = play.hand_tokens
                 for token, n in used.items():
                     for _ in range(n):
@@ -285,7 +297,8 @@ class CalculissimoMatch(Match):
                            {"jokers": jokers} if jokers else {},
                            {"hand_emptied": verdict.details["hand_emptied"]})
                 continue
-            if len(self.bag) > 0:
+            self.idle_turns += 1
+            if self.may_exchange(self.bag):
                 move = calc.Exchange(len(hand))
                 old = list(hand)
                 hand[:] = self.bag.draw(len(old))

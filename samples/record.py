@@ -276,6 +276,7 @@ def record_game(game: str, seed: int, *, players: int = 2, tier: int = 1,
             if max_photos is not None and len(truth["photos"]) >= max_photos:
                 break
     truth.update(_final(match))
+    truth = json.loads(json.dumps(truth))  # as game.json reads back: lists, not tuples
     if out is not None:
         (out / "game.json").write_text(json.dumps(truth, indent=1) + "\n")
     return truth
@@ -361,7 +362,7 @@ def rejudge(truth: dict) -> dict[str, Any]:
     told what players tell: blanks, jokers, the moves no photo shows, the Mastermind
     secrets and the hands left at the end).
 
-    Returns ``{"photos": [{"file", "move", "score", "totals"}], "turns": [score],
+    Returns ``{"photos": [{"file", "move", "score", "totals", "cells"}], "turns": [score],
     "scores", "finished"}``; raises :class:`referee.core.IllegalMove` naming the photo when
     the referee does not take a photo's change as a legal move.
     """
@@ -389,7 +390,7 @@ def rejudge(truth: dict) -> dict[str, Any]:
             if game == "mastermind" and verdict.move == mm.NEW_ROUND.notation:
                 state.set_secret(next(secrets))
             seen.append({"file": photo["file"], "move": verdict.move, "score": verdict.score,
-                         "totals": state.scores})
+                         "totals": state.scores, "cells": state.cells()})
         turn_scores.append(verdict.score)
     if truth.get("penalties") is not None:
         state.finish([[_hand_value(game, v) for v in hand] for hand in truth["hands"]])
