@@ -47,7 +47,7 @@ from samples.light import Finish, finish_photo, sample_finish
 from samples.objects import OBJECT_KINDS, place_objects
 from samples.solids import (PROFILES, Light, View, cast_shadows, draw_round_solid,
                             draw_tile_solid, shadow_polygon)
-from samples.styles import Build, PRINT_BUILDS, print_set, random_set, style_summary
+from samples.styles import Build, decorate, print_set, random_set, style_summary
 from samples.table import TABLE_KINDS, Table, render_table, sample_table
 
 DEFAULT_RESOLUTION = (1920, 1080)
@@ -385,6 +385,7 @@ def _board_texture(game, grid, style: Style, geometry: BoardGeometry, build: Bui
     pad_px = int(math.ceil(pad * ppm))
     view = replace(view0, pad=pad_px / ppm)
     board = artwork.draw_board(geometry, style, ppm)
+    decorate(board, geometry, build, ppm, style.label_font)
     bh, bw = board.shape[:2]
     texture = np.zeros((bh + 2 * pad_px, bw + 2 * pad_px, 3), np.uint8)
     texture[pad_px:pad_px + bh, pad_px:pad_px + bw] = board
@@ -401,7 +402,8 @@ def _board_texture(game, grid, style: Style, geometry: BoardGeometry, build: Bui
     for s in sorted(solids, key=lambda s: -np.linalg.norm(s["centre"] - nadir)):
         if s["kind"] == "tile":
             draw_tile_solid(texture, mask, view, light, s["centre"], s["side"], s["angle"],
-                            s["height"], s["edge"], s["sprite"](view.scale(s["height"]) * ppm))
+                            s["height"], s["edge"], s["sprite"](view.scale(s["height"]) * ppm),
+                            s["shade"])
         else:
             draw_round_solid(texture, mask, view, light, s["centre"], s["radius"], s["shape"],
                              s["colour"], s["sprite"](view.scale(s["height"]) * ppm))
@@ -427,8 +429,9 @@ def _solids(game, grid, style: Style, geometry: BoardGeometry, build: Build, rng
                 centre = centres[r, c] + offset
                 edge = bgr(build.tile_side_rgb) if build.tile_side_rgb else tuple(
                     int(v * 0.8) for v in bgr(style.tile_edge_rgb))
+                shade = 1 + float(rng.uniform(-1, 1)) * build.tile_shade
                 out.append(dict(kind="tile", centre=centre, side=side, angle=angle,
-                                height=build.tile_mm, edge=edge,
+                                height=build.tile_mm, edge=edge, shade=shade,
                                 footprint=_square(centre, side, angle),
                                 sprite=_tile_sprite(game, value, style, side)))
             else:

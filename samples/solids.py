@@ -196,9 +196,11 @@ def _blend(img, mask, x0, y0, colour, alpha):
         mask[y0:y0 + h, x0:x0 + w] = np.maximum(m, alpha * 255).astype(np.uint8)
 
 
-def paste(img, mask, sprite, centre_px, size_px: float, angle_deg: float = 0.0) -> None:
+def paste(img, mask, sprite, centre_px, size_px: float, angle_deg: float = 0.0,
+          shade: float = 1.0) -> None:
     """Alpha-blend a square BGRA sprite scaled to ``size_px`` across, its centre at the
-    sub-pixel ``centre_px``, turned ``angle_deg`` counter-clockwise (image axes)."""
+    sub-pixel ``centre_px``, turned ``angle_deg`` counter-clockwise (image axes), its
+    colour times ``shade``."""
     n = sprite.shape[0]
     k = size_px / n
     half = math.ceil(size_px * 0.75) + 2
@@ -216,11 +218,13 @@ def paste(img, mask, sprite, centre_px, size_px: float, angle_deg: float = 0.0) 
     if ix0 >= ix1 or iy0 >= iy1:
         return
     part = warped[iy0 - y0:iy1 - y0, ix0 - x0:ix1 - x0].astype(np.float32)
-    _blend(img, mask, ix0, iy0, part[..., :3], part[..., 3] / 255)
+    colour = part[..., :3] * np.float32(shade) if shade != 1.0 else part[..., :3]
+    _blend(img, mask, ix0, iy0, colour, part[..., 3] / 255)
 
 
 def draw_tile_solid(img, mask, view: View, light: Light, centre_mm, side_mm: float,
-                    angle_deg: float, thickness_mm: float, edge_bgr, sprite) -> None:
+                    angle_deg: float, thickness_mm: float, edge_bgr, sprite,
+                    shade: float = 1.0) -> None:
     """A square tile of ``side_mm`` and ``thickness_mm`` lying at ``centre_mm`` turned
     ``angle_deg`` (counter-clockwise as seen from above): visible sides shaded by the key
     light, the top view ``sprite`` (BGRA) on top."""
@@ -242,7 +246,8 @@ def draw_tile_solid(img, mask, view: View, light: Light, centre_mm, side_mm: flo
             k = float(light.facing(normal[None, :])[0]) * 0.85
             _fill(img, [b[i], b[j], t[j], t[i]], _shade(edge_bgr, k), mask)
     top = view.apparent(c, thickness_mm)
-    paste(img, mask, sprite, top, side_mm * view.scale(thickness_mm) * view.ppm, angle_deg)
+    paste(img, mask, sprite, top, side_mm * view.scale(thickness_mm) * view.ppm, angle_deg,
+          shade)
 
 
 def shadow_polygon(view: View, light: Light, footprint_mm: np.ndarray, height_mm: float):

@@ -46,6 +46,13 @@ class Build:
     tile_mm: float = 1.5  # tile / token thickness
     tile_side_rgb: tuple[int, int, int] | None = None  # None: the tile's rim colour, darker
     piece_height: float = 1.0  # scales the height of pegs and pieces
+    # what a commercial board prints in its margins besides the game (distractors for
+    # vision, never part of the truth): a title, a score track down the right margin
+    title: str | None = None
+    title_rgb: tuple[int, int, int] = (240, 240, 240)
+    score_track: bool = False
+    fold: bool = False  # a folding board: thin lines across it through the centre
+    tile_shade: float = 0.0  # tiles differ in brightness by up to this share (wood, wear)
 
 
 # Tier 1: a printed board glued on card, tiles cut from card; Mastermind and Breakthrough
@@ -59,7 +66,10 @@ PRINT_BUILDS = {
 
 MATHABLE_GEOMETRY = {"cell_mm": 21.0, "margins": (2.4, 2.5, 2.6, 2.3)}  # in cells, from
 # the real photos: wide margins (title at the top left, score track on the right)
-MATHABLE_BUILD = Build(2.5, (20, 60, 120), 4.0, (196, 178, 146), 1.0)
+MATHABLE_BUILD = Build(2.5, (20, 60, 120), 4.0, (196, 178, 146), 1.0, title="Mathable",
+                       title_rgb=(196, 88, 120), score_track=True, fold=True, tile_shade=0.05)
+TITLES = ("Mathable", "Mixmath", "mi×ma+h", "Calculissimo", "Numbers!", "Rechenspiel",
+          "MATH", "1+2=3")
 
 # RGB
 TILE_FACES = {"white": (250, 250, 247), "ivory": (252, 248, 232), "cream": (244, 232, 204),
@@ -177,7 +187,11 @@ def random_set(game: str, rng: np.random.Generator, fonts: str = "train",
     build = Build(board_mm=float(rng.uniform(1.5, 4.0)),
                   board_edge_rgb=_hsv(rng.random(), rng.uniform(0, 0.5), rng.uniform(0.1, 0.8)),
                   tile_mm=float(rng.uniform(1.5, 5.0)), tile_side_rgb=None,
-                  piece_height=float(rng.uniform(0.8, 1.25)))
+                  piece_height=float(rng.uniform(0.8, 1.25)),
+                  title=TITLES[rng.integers(len(TITLES))] if rng.random() < 0.5 else None,
+                  title_rgb=_hsv(rng.random(), rng.uniform(0, 0.8), rng.uniform(0.1, 1.0)),
+                  score_track=bool(rng.random() < 0.3), fold=bool(rng.random() < 0.5),
+                  tile_shade=float(rng.uniform(0, 0.06)))
     if game == "mixmath":
         if rng.random() < MATHABLE_SHARE:
             style, geometry, build = mathable_set()
@@ -237,6 +251,52 @@ def random_set(game: str, rng: np.random.Generator, fonts: str = "train",
     raise ValueError(f"unknown game {game!r}")
 
 
+def decorate(board: np.ndarray, geometry: BoardGeometry, build: Build, ppm: float,
+             font: str | None) -> None:
+    """Print ``build``'s title and score track into the margins of a flat board image
+    (BGR, ``ppm`` px per mm) in place, clear of the grid."""
+    if build.fold:
+        h, w = board.shape[:2]
+        t = max(1, int(round(0.5 * ppm)))
+        for sl in (np.s_[:, w // 2 - t // 2:w // 2 - t // 2 + t],
+                   np.s_[h // 2 - t // 2:h // 2 - t // 2 + t, :]):
+            board[sl] = np.clip(board[sl].astype(np.int16) * 0.8 + 30, 0, 255).astype(np.uint8)
+    if build.title is None and not build.score_track:
+        return
+    from PIL import Image, ImageDraw, ImageFont
+
+    left, top, right, bottom = geometry.margins_mm
+    gx0, gy0 = geometry.grid_origin_mm
+    gw, gh = geometry.grid_size_mm
+    pil = Image.fromarray(np.ascontiguousarray(board[:, :, ::-1]))
+    draw = ImageDraw.Draw(pil)
+    if build.title is not None and top > 0.5 * geometry.cell_mm:
+        size = max(4, int(top * 0.55 * ppm))
+        face = ImageFont.truetype(font, size) if font else ImageFont.load_default(size)
+        x0, y0, x1, y1 = face.getbbox(build.title)
+        limit = gw * 0.6 * ppm
+        if x1 - x0 > limit:
+            face = ImageFont.truetype(font, max(4, int(size * limit / (x1 - x0)))) if font \
+                else face
+            x0, y0, x1, y1 = face.getbbox(build.title)
+        x = gx0 * ppm - x0
+        y = (top * ppm - (y1 - y0)) / 2 - y0
+        draw.text((x, y), build.title, font=face, fill=tuple(build.title_rgb))
+    if build.score_track and right > 0.6 * geometry.cell_mm:
+        n = 50
+        step = gh / n
+        size = max(3, int(step * 0.7 * ppm))
+        face = ImageFont.truetype(font, size) if font else ImageFont.load_default(size)
+        x = (gx0 + gw + right * 0.35) * ppm
+        for k in range(n):
+            y = (gy0 + k * step) * ppm
+            draw.rectangle((x, y, x + step * 0.8 * ppm, y + step * 0.8 * ppm),
+                           outline=tuple(build.title_rgb), width=max(1, int(0.2 * ppm)))
+            draw.text((x + step * ppm, y), str(k * 2 + 1), font=face,
+                      fill=tuple(build.title_rgb))
+    board[:] = np.asarray(pil)[:, :, ::-1]
+
+
 def style_summary(style: Style) -> dict:
     """The style for the truth JSON: its fields, with face paths reduced to file names."""
     from dataclasses import asdict
@@ -249,4 +309,4 @@ def style_summary(style: Style) -> dict:
 
 
 __all__ = ["Build", "PRINT_BUILDS", "FONT_CHOICES", "fonts_for", "print_set", "random_set",
-           "mathable_set", "style_summary"]
+           "mathable_set", "decorate", "style_summary"]

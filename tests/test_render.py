@@ -123,50 +123,36 @@ def test_tier1_markers_are_found_where_the_truth_projects_them(game, azimuth):
                                             ("mixmath", 2, 6), ("calculissimo", 1, 3),
                                             ("calculissimo", 2, 4)])
 def test_every_cell_shows_its_tile_or_the_board(game, tier, seed):
-    """At a point of each cell away from numerals and labels, a tile's face shows where the
-    truth has a tile, and the printed board where it has none."""
+    """The same photo with the position and with an empty board: near each cell's top-left
+    corner (on a tile's face, clear of its numeral, mark and sides) a cell with a tile
+    shows the tile's face colour, and an empty cell looks as on the empty board."""
     cells = R.random_cells(game, np.random.default_rng(seed), fill=0.35)
-    img, truth = R.render_photo(game, cells, tier=tier, seed=seed, resolution=SMALL,
-                                max_offset=0.0, max_angle=0.0, elevation=75.0, **CLEAN)
-    style = print_style(game) if tier == 1 else None
+    empty = [[None] * len(row) for row in cells]
+    style, geometry, build = (print_set(game) if tier == 1
+                              else R.random_set(game, np.random.default_rng(seed), "any"))
+    style = replace(style, numeral_frac=0.3)  # keep numerals clear of the sample point
+    kw = dict(tier=tier, seed=seed, resolution=SMALL, max_offset=0.0, max_angle=0.0,
+              elevation=75.0, fill=0.9, style=style, geometry=geometry, build=build, **CLEAN)
+    img, truth = R.render_photo(game, cells, **kw)
+    bare, _ = R.render_photo(game, empty, **kw)
     tile = np.array(bgr(truth["style"]["tile_rgb"]), float)
     joker = np.array(bgr(truth["style"]["joker_rgb"]), float)
-    # the printed board at the same point, from the flat artwork
-    geometry_mm = truth["geometry"]
-    frac = 0.18  # near the cell's top-left: inside a tile, outside numeral and labels
-    pts = _cell_points(truth, frac, frac)
-    board_px = _board_colours(game, truth, frac, style, seed, tier)
+    pts = _cell_points(truth, 0.22, 0.22)
     wrong = []
     for r in range(truth["rows"]):
         for c in range(truth["cols"]):
-            seen = _sample(img, pts[r, c])
+            seen, board = _sample(img, pts[r, c]), _sample(bare, pts[r, c])
             value = truth["cells"][r][c]
             face = joker if value == "?" else tile
-            is_tile = np.linalg.norm(seen - face) < np.linalg.norm(seen - board_px[r][c])
-            if is_tile != (value is not None):
-                wrong.append((r, c, value, seen.tolist()))
+            if value is None:
+                ok = np.linalg.norm(seen - board) < 20
+            else:  # (a white joker on a white square: colour alone cannot tell)
+                near = np.linalg.norm(seen - face)
+                ok = near < 45 and (near < np.linalg.norm(seen - board)
+                                    or np.linalg.norm(face - board) < 20)
+            if not ok:
+                wrong.append((r, c, value, seen.tolist(), board.tolist()))
     assert not wrong
-    assert geometry_mm["cell_mm"] > 0
-
-
-def _board_colours(game, truth, frac, style, seed, tier):
-    """The colour printed at (frac, frac) of every cell of the truth's board."""
-    if style is None:  # tier 2: the same random set the renderer drew
-        style, geometry, _ = R.random_set(game, R._rng(seed, "style"), "train")
-    else:
-        _, geometry, _ = print_set(game)
-    ppm = 4.0
-    flat = artwork.draw_board(geometry, style, ppm)
-    out = []
-    for r in range(truth["rows"]):
-        row = []
-        for c in range(truth["cols"]):
-            x0, y0, x1, y1 = geometry.cell_box(r, c)
-            x = (x0 + frac * (x1 - x0)) * ppm
-            y = (y0 + frac * (y1 - y0)) * ppm
-            row.append(_sample(flat, (x, y)).astype(float))
-        out.append(row)
-    return out
 
 
 def test_every_hole_shows_its_peg_colour():
@@ -267,7 +253,7 @@ def test_occluded_cells_show_the_hand(game, seed):
                 assert share[r, c] > 0.0, (r, c)
     # where a cell is fully hidden its centre shows skin (a shade of the skin colour)
     centres = _cell_points(truth, 0.5, 0.5)
-    hidden = [(r, c) for r, c in occluded if share[r, c] == 1.0]
+    hidden = [(r, c) for r, c in occluded if share[r, c] >= 0.9]
     assert hidden
     for r, c in hidden:
         seen = _sample(with_hand, centres[r, c])
