@@ -238,7 +238,8 @@ class CalculissimoMatch(Match):
 
     Each turn lays the highest-scoring legal play of up to ``max_tokens`` tokens (fewer
     jokers first on a tie); with no play it exchanges the whole hand, or passes when the
-    bag is empty or nobody could play for ``IDLE_ROUNDS`` rounds. A player who empties the hand draws and plays again, as the referee says.
+    bag is empty or nobody could play for ``IDLE_ROUNDS`` rounds. A player who empties
+    the hand draws and plays again, as the referee says.
     """
 
     game_name = "calculissimo"

@@ -48,7 +48,7 @@ from calibration.styles import Style
 from referee import calculissimo as calc
 from referee import mastermind as mm
 from referee import mixmath as mx
-from referee.core import GAMES, IllegalMove, State, load_definition, parse_cell
+from referee.core import GAMES, IllegalMove, State, load_definition
 from samples.camera import Camera, CameraRanges, in_frame, sample_camera
 from samples.light import Finish, sample_finish
 from samples.players import Match, Step, new_match
@@ -76,6 +76,8 @@ MAX_NOISE = 2.0  # sensor noise (1/255) of a recording: grain makes JPEGs large
 MAX_BLUR = 1.0  # px at 1080p: a phone on a stand is steady
 MAX_VIGNETTE = 0.15
 BRIGHTNESS = (0.65, 1.35)  # a game someone is watching is lit well enough to play
+OBJECT_SHARE = 0.5  # of recordings with a cup, a notepad or a rack on the table
+TABLE_OBJECTS = ("cup", "pad", "rack")  # things that stay put during a game
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,9 @@ class Session:
     light: Light
     camera: Camera
     finish: Finish
+    objects: tuple[str, ...] = ()  # things beside the board: they mostly stay where they
+    # are (one render seed), now and then one is moved (when the jittered view makes the
+    # renderer try another spot), as people do
     jitter: Jitter = Jitter()
 
 
@@ -140,7 +145,12 @@ def sample_session(game: str, tier: int, seed: int, rows: int, cols: int,
                      vignette=min(finish.vignette, MAX_VIGNETTE),
                      brightness=float(np.clip(finish.brightness, *BRIGHTNESS)),
                      jpeg=int(jpeg_quality))
-    return Session(style, geometry, build, table, light, camera, finish)
+    kinds = [k for k in TABLE_OBJECTS if k != "rack" or game in ("mixmath", "calculissimo")]
+    objects: tuple[str, ...] = ()
+    if rng.random() < OBJECT_SHARE:
+        chosen = sorted(rng.permutation(len(kinds))[:rng.integers(1, 3)])
+        objects = tuple(kinds[i] for i in chosen)
+    return Session(style, geometry, build, table, light, camera, finish, objects)
 
 
 def jittered(session: Session, rng: np.random.Generator) -> tuple[Camera, Light, Finish]:
@@ -247,7 +257,7 @@ def record_game(game: str, seed: int, *, players: int = 2, tier: int = 1,
                 "build": asdict(session.build)},
         "camera": {**session.camera.as_dict(), "jitter": asdict(session.jitter)},
         "scene": {"table": asdict(session.table), "light": asdict(session.light),
-                  "finish": asdict(session.finish)},
+                  "finish": asdict(session.finish), "objects": list(session.objects)},
         "photos": [], "turns": [],
     }
     jitter_rng = _rng(seed, game, "jitter")
@@ -300,11 +310,12 @@ def _shoot(photo: dict, match: Match, session: Session, tier: int, seed: int,
     game = match.game_name
     pose, light, finish = jittered(session, rng)
     extra = {"keys": key_pegs(match.state.game, feedback)} if game == "mastermind" else {}
-    # One render seed for the whole game: the tiles' small offsets come from its stream.
+    # One render seed for the whole game: things beside the board stay where they are, and
+    # the tiles' small offsets come from one stream.
     _, truth, jpeg = render(
         game, drawn_cells(game, match.state), tier=tier, seed=seed, resolution=resolution,
         hand=False, style=session.style, camera=pose, geometry=session.geometry,
-        build=session.build, table=session.table, light=light, objects=False,
+        build=session.build, table=session.table, light=light, objects=session.objects,
         **{f.name: getattr(finish, f.name) for f in fields(Finish)}, **extra)
     name = PHOTO_NAME.format(index)
     if out is not None:
@@ -314,6 +325,7 @@ def _shoot(photo: dict, match: Match, session: Session, tier: int, seed: int,
     photo["grid_corners"] = truth["grid_corners"]
     photo["pose"] = {k: truth["camera"][k] for k in ("elevation", "azimuth", "roll",
                                                        "distance", "target")}
+    photo["objects"] = truth["objects"]
     photo["light"] = {"direction": list(light.direction), "elevation": light.elevation,
                       "brightness": finish.brightness, "kelvin": finish.kelvin}
 
