@@ -99,9 +99,10 @@ def sample_finish(rng: np.random.Generator, resolution: tuple[int, int],
     )
 
 
-def light_field(finish: Finish, resolution: tuple[int, int]) -> np.ndarray:
+def light_field(finish: Finish, resolution: tuple[int, int], gains=None) -> np.ndarray:
     """(H, W) float32 multiplicative light over the picture: gradient, soft shadow,
-    vignette (drawn small and enlarged: light varies slowly)."""
+    vignette (drawn small and enlarged: light varies slowly); (H, W, 3) times the BGR
+    ``gains`` when given."""
     w, h = resolution
     sw, sh = max(8, w // 16), max(8, h // 16)
     ys, xs = np.mgrid[0:sh, 0:sw].astype(np.float32)
@@ -119,7 +120,10 @@ def light_field(finish: Finish, resolution: tuple[int, int]) -> np.ndarray:
     if finish.vignette:
         r2 = ((u - 0.5) * aspect) ** 2 + (v - 0.5) ** 2
         field = field * (1 - finish.vignette * r2 / (0.25 * aspect ** 2 + 0.25))
-    return cv2.resize(field.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    field = field.astype(np.float32)
+    if gains is not None:
+        field = field[..., None] * np.asarray(gains, np.float32)[None, None, :]
+    return cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def finish_photo(img: np.ndarray, finish: Finish) -> tuple[np.ndarray, bytes | None]:
@@ -131,9 +135,7 @@ def finish_photo(img: np.ndarray, finish: Finish) -> tuple[np.ndarray, bytes | N
     if finish.blur > 0.05:  # the lens blurs the scene; light varies too slowly to care
         img = cv2.GaussianBlur(img, (0, 0), finish.blur * scale)
     gains = white_balance_gains(finish.kelvin, finish.awb) * finish.brightness
-    field = cv2.cvtColor(light_field(finish, (w, h)), cv2.COLOR_GRAY2BGR)
-    field = cv2.multiply(field, (float(gains[0]), float(gains[1]), float(gains[2]), 0.0))
-    out = cv2.multiply(img, field, dtype=cv2.CV_32F)
+    out = cv2.multiply(img, light_field(finish, (w, h), gains), dtype=cv2.CV_32F)
     if finish.glare is not None:
         _add_glare(out, finish.glare, gains)
     if finish.noise > 0:
@@ -168,35 +170,30 @@ NOISE_BANK_PX = 2048  # noise is cut from one fixed bank of this size (tiled bey
 
 @lru_cache(maxsize=1)
 def _noise_bank() -> np.ndarray:
-    """(N, N) float32 unit Gaussian noise, the same in every process."""
-    return np.random.default_rng(20240611).standard_normal(
-        (NOISE_BANK_PX, NOISE_BANK_PX), dtype=np.float32)
-
-
-def _noise_field(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
-    """(h, w) unit noise: the bank (or its transpose) from a random offset, tiled when the
-    picture is larger (drawing fresh Gaussian noise for every pixel of a 12 MP photo would
-    take longer than the whole render)."""
-    bank = _noise_bank()
-    if rng.random() < 0.5:
-        bank = bank.T
+    """(N, N, 3) float32 noise of unit sigma per pixel, the same in every process: shared
+    luminance grain plus blotchy colour noise (phones smooth chroma noise), made once."""
+    rng = np.random.default_rng(20240611)
     n = NOISE_BANK_PX
-    if h <= n and w <= n:
-        oy, ox = rng.integers(0, n - h + 1), rng.integers(0, n - w + 1)
-        return bank[oy:oy + h, ox:ox + w]
-    oy, ox = rng.integers(0, n, 2)
-    return np.pad(bank, ((0, max(0, h + oy - n)), (0, max(0, w + ox - n))),
-                  mode="wrap")[oy:oy + h, ox:ox + w]
+    luma = rng.standard_normal((n, n), dtype=np.float32) * np.float32(LUMA_SHARE)
+    chroma = rng.standard_normal((n // 4, n // 4, 3), dtype=np.float32)
+    chroma = cv2.resize(chroma, (n, n), interpolation=cv2.INTER_LINEAR)
+    bank = chroma * np.float32(CHROMA_SHARE) + luma[..., None]
+    bank.setflags(write=False)
+    return bank
 
 
 def _add_noise(out: np.ndarray, sigma: float, seed: int) -> None:
-    """Sensor noise: luminance grain at full resolution plus blotchy colour noise (phones
-    smooth chroma noise, so it is drawn at a quarter of the resolution)."""
+    """Add sensor noise of ``sigma`` to ``out`` in place: the bank from a random offset,
+    block by block (drawing fresh Gaussian noise for every pixel of a 12 MP photo would
+    take longer than the whole render)."""
     h, w = out.shape[:2]
     rng = np.random.default_rng(seed)
-    luma = cv2.cvtColor(np.ascontiguousarray(_noise_field(rng, h, w)), cv2.COLOR_GRAY2BGR)
-    ch, cw = max(2, h // 4), max(2, w // 4)
-    chroma = cv2.merge([np.ascontiguousarray(_noise_field(rng, ch, cw)) for _ in range(3)])
-    chroma = cv2.resize(chroma, (w, h), interpolation=cv2.INTER_LINEAR)
-    cv2.scaleAdd(luma, float(sigma * LUMA_SHARE), out, dst=out)
-    cv2.scaleAdd(chroma, float(sigma * CHROMA_SHARE), out, dst=out)
+    bank = _noise_bank()
+    n = NOISE_BANK_PX
+    oy, ox = (int(v) for v in rng.integers(0, n, 2))
+    for y0 in range(0, h, n):
+        for x0 in range(0, w, n):
+            bh, bw = min(n, h - y0), min(n, w - x0)
+            by, bx = (oy + y0) % (n - bh + 1), (ox + x0) % (n - bw + 1)
+            block = out[y0:y0 + bh, x0:x0 + bw]
+            cv2.scaleAdd(bank[by:by + bh, bx:bx + bw], float(sigma), block, dst=block)
