@@ -99,10 +99,11 @@ def sample_finish(rng: np.random.Generator, resolution: tuple[int, int],
     )
 
 
-def light_field(finish: Finish, resolution: tuple[int, int], gains=None) -> np.ndarray:
+def light_field(finish: Finish, resolution: tuple[int, int], gains=None,
+                fixed_point: int | None = None) -> np.ndarray:
     """(H, W) float32 multiplicative light over the picture: gradient, soft shadow,
     vignette (drawn small and enlarged: light varies slowly); (H, W, 3) times the BGR
-    ``gains`` when given."""
+    ``gains`` when given; uint16 in units of 1 / ``fixed_point`` when that is given."""
     w, h = resolution
     sw, sh = max(8, w // 16), max(8, h // 16)
     ys, xs = np.mgrid[0:sh, 0:sw].astype(np.float32)
@@ -123,24 +124,30 @@ def light_field(finish: Finish, resolution: tuple[int, int], gains=None) -> np.n
     field = field.astype(np.float32)
     if gains is not None:
         field = field[..., None] * np.asarray(gains, np.float32)[None, None, :]
+    if fixed_point:
+        field = np.clip(field * fixed_point + 0.5, 0, 65535).astype(np.uint16)
     return cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+FIELD_ONE = 4096  # the light field is applied in fixed point: this code means gain 1
+NOISE_ONE = 16  # the noise bank stores sigma 1 as this many int8 steps
 
 
 def finish_photo(img: np.ndarray, finish: Finish) -> tuple[np.ndarray, bytes | None]:
     """Apply ``finish`` to a rendered (H, W, 3) BGR uint8 picture. Returns the photo and,
     when ``finish.jpeg``, the JPEG bytes it was decoded from (write those, not a
-    re-encoding)."""
+    re-encoding). Integer arithmetic throughout: a 12 MP photo is 36 M samples."""
     h, w = img.shape[:2]
     scale = min(w, h) / 1080.0
     if finish.blur > 0.05:  # the lens blurs the scene; light varies too slowly to care
         img = cv2.GaussianBlur(img, (0, 0), finish.blur * scale)
     gains = white_balance_gains(finish.kelvin, finish.awb) * finish.brightness
-    out = cv2.multiply(img, light_field(finish, (w, h), gains), dtype=cv2.CV_32F)
+    field = light_field(finish, (w, h), gains, fixed_point=FIELD_ONE)
+    photo = cv2.multiply(img, field, scale=1.0 / FIELD_ONE, dtype=cv2.CV_8U)
     if finish.glare is not None:
-        _add_glare(out, finish.glare, gains)
+        _add_glare(photo, finish.glare, gains)
     if finish.noise > 0:
-        _add_noise(out, finish.noise, finish.noise_seed)
-    photo = cv2.convertScaleAbs(cv2.max(out, 0.0))  # rounds and saturates at 255
+        photo = _add_noise(photo, finish.noise, finish.noise_seed)
     if finish.jpeg is None:
         return photo, None
     ok, buf = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, int(finish.jpeg)])
@@ -148,10 +155,11 @@ def finish_photo(img: np.ndarray, finish: Finish) -> tuple[np.ndarray, bytes | N
     return cv2.imdecode(buf, cv2.IMREAD_COLOR), data
 
 
-def _add_glare(out: np.ndarray, glare, gains) -> None:
-    """A specular highlight: a bright, slightly elongated soft spot of the light's colour."""
+def _add_glare(photo: np.ndarray, glare, gains) -> None:
+    """A specular highlight: a bright, slightly elongated soft spot of the light's colour
+    (added in place, saturating)."""
     x, y, radius, strength = glare
-    h, w = out.shape[:2]
+    h, w = photo.shape[:2]
     r = int(math.ceil(radius * 3))
     x0, y0, x1, y1 = max(0, int(x) - r), max(0, int(y) - r), min(w, int(x) + r), min(h, int(y) + r)
     if x0 >= x1 or y0 >= y1:
@@ -159,8 +167,9 @@ def _add_glare(out: np.ndarray, glare, gains) -> None:
     ys, xs = np.mgrid[y0:y1, x0:x1].astype(np.float32)
     d2 = ((xs - x) / (radius * 1.4)) ** 2 + ((ys - y) / radius) ** 2
     spot = np.exp(-d2 * 2.0) * 0.6 + np.exp(-d2 * 10.0) * 0.4
-    add = (255.0 * strength) * spot
-    out[y0:y1, x0:x1] += add[..., None] * (gains / gains.max())[None, None, :]
+    add = (255.0 * strength) * spot[..., None] * (gains / gains.max())[None, None, :]
+    roi = photo[y0:y1, x0:x1]
+    photo[y0:y1, x0:x1] = cv2.add(roi, add.astype(np.float32), dtype=cv2.CV_8U)
 
 
 LUMA_SHARE, CHROMA_SHARE = 0.8, 0.9  # enlarging the chroma noise 4x smooths it to ~0.6 of
@@ -170,30 +179,35 @@ NOISE_BANK_PX = 2048  # noise is cut from one fixed bank of this size (tiled bey
 
 @lru_cache(maxsize=1)
 def _noise_bank() -> np.ndarray:
-    """(N, N, 3) float32 noise of unit sigma per pixel, the same in every process: shared
-    luminance grain plus blotchy colour noise (phones smooth chroma noise), made once."""
+    """(N, N, 3) int8 noise, sigma 1 = NOISE_ONE steps per pixel, the same in every
+    process: shared luminance grain plus blotchy colour noise (phones smooth chroma
+    noise), made once."""
     rng = np.random.default_rng(20240611)
     n = NOISE_BANK_PX
     luma = rng.standard_normal((n, n), dtype=np.float32) * np.float32(LUMA_SHARE)
     chroma = rng.standard_normal((n // 4, n // 4, 3), dtype=np.float32)
     chroma = cv2.resize(chroma, (n, n), interpolation=cv2.INTER_LINEAR)
-    bank = chroma * np.float32(CHROMA_SHARE) + luma[..., None]
+    bank = (chroma * np.float32(CHROMA_SHARE) + luma[..., None]) * np.float32(NOISE_ONE)
+    bank = np.clip(np.round(bank), -127, 127).astype(np.int8)
     bank.setflags(write=False)
     return bank
 
 
-def _add_noise(out: np.ndarray, sigma: float, seed: int) -> None:
-    """Add sensor noise of ``sigma`` to ``out`` in place: the bank from a random offset,
-    block by block (drawing fresh Gaussian noise for every pixel of a 12 MP photo would
-    take longer than the whole render)."""
-    h, w = out.shape[:2]
+def _add_noise(photo: np.ndarray, sigma: float, seed: int) -> np.ndarray:
+    """``photo`` plus sensor noise of ``sigma`` (uint8, saturating): the bank from a
+    random offset, block by block (drawing fresh Gaussian noise for every pixel of a
+    12 MP photo would take longer than the whole render)."""
+    h, w = photo.shape[:2]
     rng = np.random.default_rng(seed)
     bank = _noise_bank()
     n = NOISE_BANK_PX
     oy, ox = (int(v) for v in rng.integers(0, n, 2))
+    out = np.empty_like(photo)
     for y0 in range(0, h, n):
         for x0 in range(0, w, n):
             bh, bw = min(n, h - y0), min(n, w - x0)
             by, bx = (oy + y0) % (n - bh + 1), (ox + x0) % (n - bw + 1)
-            block = out[y0:y0 + bh, x0:x0 + bw]
-            cv2.scaleAdd(bank[by:by + bh, bx:bx + bw], float(sigma), block, dst=block)
+            out[y0:y0 + bh, x0:x0 + bw] = cv2.addWeighted(
+                photo[y0:y0 + bh, x0:x0 + bw], 1.0, bank[by:by + bh, bx:bx + bw],
+                float(sigma) / NOISE_ONE, 0.0, dtype=cv2.CV_8U)
+    return out

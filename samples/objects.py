@@ -232,7 +232,7 @@ def _resting_hand(img, camera, light, rng, geometry, table_h, board_mask) -> boo
                              tip_height=table_h + rng.uniform(10, 25), pose="flat")
     if not hands.arm_fits(spec, camera):
         return False
-    res = float(camera.px_per_mm([tip])[0]) * 0.8
+    res = min(4.0, float(camera.px_per_mm([tip])[0]) * 0.8)
     cover = hands.hand_cover(spec, camera, 0.4)
     if np.any((cover > 0.02) & (board_mask > 0)):
         return False

@@ -56,6 +56,7 @@ HAND_PROBABILITY = 0.15  # default share of photos with a hand over the board
 OBJECT_PROBABILITY = 0.4  # share of photos with things on the table beside the board
 COVERED_SHARE = 0.15
 HAND_DETAIL = 0.8  # hand sprite px/mm per picture px/mm at the board (the hand is soft)
+HAND_MAX_RES = 4.0  # px/mm: a sharper hand costs more than it shows (the arm is 1 m long)
 PROBE_RES = 0.4  # px/mm of the rough hand drawn to decide where a hand goes  # a cell is "occluded" when the hand hides this share of it
 PPM_STEP = 2 ** 0.25  # board textures are drawn at px/mm on this ladder (draws are cached)
 TEXTURE_DETAIL = 0.9  # texture px per picture px at the board's nearest corner
@@ -546,7 +547,8 @@ def _place_hand(img, camera: Camera, geometry: BoardGeometry, light: Light, rng,
     covers part of the grid). Returns (spec, coverage (H, W) float32)."""
     x0, y0 = geometry.grid_origin_mm
     gw, gh = geometry.grid_size_mm
-    res = float(camera.px_per_mm([[x0 + gw / 2, y0 + gh / 2]])[0]) * HAND_DETAIL
+    res = min(HAND_MAX_RES,
+              float(camera.px_per_mm([[x0 + gw / 2, y0 + gh / 2]])[0]) * HAND_DETAIL)
     if spec is None:
         grid_px = camera.project(geometry.grid_corners_mm())
         grid_mask = np.zeros(img.shape[:2], np.uint8)

@@ -32,7 +32,10 @@ PLAIN_COLOURS = ((232, 234, 236), (190, 192, 194), (88, 90, 92), (36, 36, 38), (
 TABLE_REACH_MM = 1400.0
 """How far from the board the table texture is drawn; beyond it the texture is mirrored."""
 TEXEL_BUDGET = 0.35e6
-"""Texels of a table texture per megapixel of the photo (bounds the drawing time)."""
+"""Texels of a table texture per megapixel of the photo (bounds the drawing time)..."""
+MAX_TEXELS = 1.5e6
+"""...and at most this many (a 12 MP photo's table is then a little soft: it is blurred
+and out of focus in most phone photos anyway)."""
 
 
 @dataclass(frozen=True)
@@ -157,7 +160,8 @@ def render_table(table: Table, camera: Camera, board_size_mm: tuple[float, float
     lo, hi = rel.min(0) - 5, rel.max(0) + 5
     area = float(np.prod(hi - lo))
     near = float(camera.px_per_mm([[cx, cy]])[0])
-    tpm = min(near, math.sqrt(TEXEL_BUDGET * w * h / 1e6 / area))
+    budget = min(TEXEL_BUDGET * w * h / 1e6, MAX_TEXELS)
+    tpm = min(near, math.sqrt(budget / area))
     tex = table_texture(table, tuple(hi - lo), tpm)
     # texel -> grain frame mm -> board mm -> pixels
     A = np.array([[1 / tpm, 0, lo[0]], [0, 1 / tpm, lo[1]], [0, 0, 1]])
