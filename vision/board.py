@@ -436,11 +436,24 @@ class _Photo:
 class _Blobs:
     centres: np.ndarray  # (N, 2) work px
     sizes: np.ndarray    # (N,) sqrt(area), work px
+    covs: np.ndarray     # (N, 2, 2) second moments about the centre, px^2
+
+
+def _stretch(grey: np.ndarray) -> np.ndarray:
+    """Grey levels stretched so that the 1st..99th percentiles span 0..255: thresholds in
+    grey levels then mean the same in a dim photo as in a bright one."""
+    sample = grey[::4, ::4].ravel()
+    lo, hi = np.percentile(sample, [1, 99])
+    if hi - lo < 1:
+        return grey
+    alpha = 255.0 / (hi - lo)
+    return cv2.convertScaleAbs(grey, alpha=alpha, beta=-lo * alpha)
 
 
 def _cell_mask(grey: np.ndarray, cfg: BoardConfig) -> np.ndarray:
     """uint8 mask of pixels that may belong to a square: not on a thin dark line and not
     darker than their surroundings (gaps, a dark margin, holes are dark)."""
+    grey = _stretch(grey)
     short = min(grey.shape)
     k = max(3, int(cfg.local_window * short) | 1)
     mean = cv2.blur(grey, (k, k))
@@ -448,7 +461,14 @@ def _cell_mask(grey: np.ndarray, cfg: BoardConfig) -> np.ndarray:
                        cv2.CMP_LT)
     kernel = np.ones((cfg.valley_kernel_px, cfg.valley_kernel_px), np.uint8)
     valley = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, kernel)
-    line = cv2.compare(valley, np.full_like(valley, int(cfg.valley_threshold)), cv2.CMP_GT)
+    # sensor noise makes black-hat speckle everywhere: the threshold rises above the
+    # response of most pixels (flat areas), and lone line pixels are dropped
+    sample = valley[::3, ::3].ravel()
+    typical = float(np.partition(sample, int(len(sample) * 0.75))[int(len(sample) * 0.75)])
+    threshold = max(cfg.valley_threshold, cfg.valley_noise_factor * typical)
+    line = cv2.compare(valley, np.full_like(valley, int(threshold)), cv2.CMP_GT)
+    neighbours = cv2.boxFilter(line // 255, cv2.CV_8U, (3, 3), normalize=False)
+    line = cv2.bitwise_and(line, cv2.compare(neighbours, np.full_like(neighbours, 3), cv2.CMP_GE))
     return cv2.bitwise_not(cv2.bitwise_or(dark, line))
 
 
@@ -458,13 +478,14 @@ def _bright_blobs(grey: np.ndarray, cfg: BoardConfig) -> _Blobs:
     mask = _cell_mask(grey, cfg)
     contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hierarchy is None:
-        return _Blobs(np.zeros((0, 2)), np.zeros(0))
+        return _Blobs(np.zeros((0, 2)), np.zeros(0), np.zeros((0, 2, 2)))
     short = min(grey.shape)
     lo, hi = cfg.min_cell_px, cfg.max_cell_frac * short
     c_lo, c_hi = cfg.compactness
-    centres, sizes = [], []
-    for contour, link in zip(contours, hierarchy[0]):
-        if link[3] >= 0 or len(contour) < 4:  # a hole's outline, or a speck
+    centres, sizes, covs = [], [], []
+    for i in np.flatnonzero(hierarchy[0][:, 3] < 0):  # outer outlines, not holes
+        contour = contours[i]
+        if len(contour) < 4:  # a speck
             continue
         x, y, w, h = cv2.boundingRect(contour)
         if min(w, h) < lo * 0.5 or max(w, h) > 2 * hi:
@@ -483,7 +504,9 @@ def _bright_blobs(grey: np.ndarray, cfg: BoardConfig) -> _Blobs:
         if c_lo <= area / (12.0 * math.sqrt(det)) <= c_hi and elongation <= cfg.max_elongation:
             centres.append((m["m10"] / area, m["m01"] / area))
             sizes.append(math.sqrt(area))
-    return _Blobs(np.array(centres, float).reshape(-1, 2), np.array(sizes, float))
+            covs.append(((mu20, mu11), (mu11, mu02)))
+    return _Blobs(np.array(centres, float).reshape(-1, 2), np.array(sizes, float),
+                  np.array(covs, float).reshape(-1, 2, 2))
 
 
 def _homography_lsq(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
@@ -496,14 +519,33 @@ def _homography_lsq(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
     return h / h[2, 2]
 
 
-def _local_pitch(h: np.ndarray, ab: np.ndarray) -> np.ndarray:
-    """sqrt |det J| of lattice -> image homography h at lattice points ab: cell side, px."""
+def _local_jacobian(h: np.ndarray, ab: np.ndarray) -> np.ndarray:
+    """(N, 2, 2) Jacobian of lattice -> image homography h at lattice points ab."""
     x = ab @ h[:2, :2].T + h[:2, 2]
     w = ab @ h[2, :2] + h[2, 2]
-    # Jacobian of (x/w) wrt (a, b): (h[:2,:2] * w - x outer h[2,:2]) / w^2
-    j = (h[None, :2, :2] * w[:, None, None] - x[:, :, None] * h[None, 2, None, :2]) \
+    # d(x/w)/d(a, b) = (h[:2,:2] * w - x outer h[2,:2]) / w^2
+    return (h[None, :2, :2] * w[:, None, None] - x[:, :, None] * h[None, 2, None, :2]) \
         / (w[:, None, None] ** 2)
-    return np.sqrt(np.abs(np.linalg.det(j)))
+
+
+def _local_pitch(h: np.ndarray, ab: np.ndarray) -> np.ndarray:
+    """sqrt |det J| of lattice -> image homography h at lattice points ab: cell side, px."""
+    return np.sqrt(np.abs(np.linalg.det(_local_jacobian(h, ab))))
+
+
+def _anisotropy(covs: np.ndarray, jac: np.ndarray) -> np.ndarray:
+    """How far from square each blob is *on the board*: the eigenvalue ratio of its
+    second moments mapped back through the local Jacobian (1 for a square or a disc,
+    4 for two squares run together)."""
+    inv = np.linalg.inv(jac)
+    c = inv @ covs @ np.swapaxes(inv, 1, 2)
+    tr = c[:, 0, 0] + c[:, 1, 1]
+    det = c[:, 0, 0] * c[:, 1, 1] - c[:, 0, 1] ** 2
+    disc = np.sqrt(np.maximum(tr * tr / 4 - det, 0))
+    return (tr / 2 + disc) / np.maximum(tr / 2 - disc, 1e-12)
+
+
+_REFIT_SHARE = 0.7  # of match_tolerance: a blob the refit leaves further from its spot goes
 
 
 @dataclass
@@ -515,9 +557,10 @@ class _Lattice:
 
 
 def _seeds(blobs: _Blobs, cfg: BoardConfig, used: np.ndarray):
-    """Blobs whose neighbours form a lattice around them: yields (index, u, v), the blobs
-    with the most plausible neighbours first, skipping those ``used`` (by a lattice grown
-    meanwhile). u, v: the two lattice steps, image px."""
+    """Blobs whose neighbours form a lattice around them: yields (index, u, v), best first
+    (most of their 8 neighbours where the lattice puts them, then of the most common
+    size), skipping those ``used`` by a lattice grown meanwhile. u, v: the two lattice
+    steps (reduced: the shortest pair), image px."""
     p, s = blobs.centres, blobs.sizes
     n = len(p)
     if n < 5:
@@ -529,51 +572,52 @@ def _seeds(blobs: _Blobs, cfg: BoardConfig, used: np.ndarray):
     plausible = ((d >= lo * s[:, None]) & (d <= hi * s[:, None])
                  & (ratio < cfg.size_ratio) & (ratio > 1 / cfg.size_ratio))
     count = plausible.sum(1)
-    # most neighbours first; among equals, blobs of the most common size
     typical = np.median(s[count >= 4]) if np.any(count >= 4) else np.median(s)
     order = np.lexsort((np.abs(np.log(s / typical)), -count))
-    tol = cfg.match_tolerance * 1.5
+    cand = order[count[order] >= 4][:_SEED_CANDIDATES]
+    if not len(cand):
+        return
+    # each candidate's nearest plausible neighbours, as vectors sorted by length
+    k = min(_SEED_NEIGHBOURS, n - 1)
+    d_ok = np.where(plausible[cand], d[cand], np.inf)
+    near = np.argsort(d_ok, axis=1)[:, :k]
+    lens = np.take_along_axis(d_ok, near, 1)  # (M, k), inf where fewer neighbours
+    vecs = diff[cand[:, None], near]  # (M, k, 2)
+    u = vecs[:, 0]
+    cos = np.abs((vecs[:, 1:] * u[:, None]).sum(-1)) / (lens[:, 1:] * lens[:, :1])
+    rel = lens[:, 1:] / lens[:, :1]
+    ok = (cos < 0.75) & (rel > 0.4) & (rel < 2.5) & np.isfinite(lens[:, 1:])
+    has_v = ok.any(1)
+    v = vecs[np.arange(len(cand)), 1 + np.argmax(ok, 1)]
+    u, v = _reduce_pairs(u, v)
     steps = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)])
-    found = []
-    for i in order[:_SEED_CANDIDATES]:
-        if count[i] < 4:
-            break
-        js = np.flatnonzero(plausible[i])
-        vecs = diff[i, js]
-        lens = d[i, js]
-        k = np.argsort(lens)
-        vecs, lens = vecs[k], lens[k]
-        u = vecs[0]
-        cos = np.abs(vecs[1:] @ u) / (lens[1:] * lens[0])
-        rel = lens[1:] / lens[0]
-        cand = np.flatnonzero((cos < 0.75) & (rel > 0.4) & (rel < 2.5))
-        if len(cand) == 0:
-            continue
-        u, v = _reduce_pair(u, vecs[1 + cand[0]])
-        targets = steps @ np.array([u, v])  # (8, 2)
-        err = np.linalg.norm(vecs[None, :, :] - targets[:, None, :], axis=-1).min(1)
-        hits = err < tol * min(np.hypot(*u), np.hypot(*v))
-        if np.count_nonzero(hits) >= 4:
-            found.append((-np.count_nonzero(hits), -np.count_nonzero(hits[:4]),
-                          abs(math.log(s[i] / typical)), int(i), u, v))
-    found.sort(key=lambda t: t[:3])
-    for *_, i, u, v in found:
-        if not used[i]:
-            yield i, u, v
+    targets = steps[None, :, 0, None] * u[:, None] + steps[None, :, 1, None] * v[:, None]
+    err = np.linalg.norm(vecs[:, None, :, :] - targets[:, :, None, :], axis=-1)
+    err = np.where(np.isfinite(lens)[:, None, :], err, np.inf).min(-1)  # (M, 8)
+    step = np.minimum(np.hypot(*u.T), np.hypot(*v.T))
+    hits = err < cfg.match_tolerance * 1.5 * step[:, None]
+    total, sides = hits.sum(1), hits[:, :4].sum(1)
+    good = has_v & (total >= 4)
+    rank = np.lexsort((np.abs(np.log(s[cand] / typical)), -sides, -total))
+    for j in rank:
+        if good[j] and not used[cand[j]]:
+            yield int(cand[j]), u[j], v[j]
 
 
 _SEED_CANDIDATES = 60  # blobs with the most neighbours that are tried as seeds
+_SEED_NEIGHBOURS = 10  # nearest plausible neighbours looked at around a seed
 
 
-def _reduce_pair(u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The shortest basis (Lagrange reduction) of the lattice spanned by u and v."""
+def _reduce_pairs(u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row-wise Lagrange reduction of (M, 2) pairs of lattice steps (the shortest pair)."""
+    u, v = u.astype(float).copy(), v.astype(float).copy()
     for _ in range(8):
-        if v @ v < u @ u:
-            u, v = v, u
-        m = round(float(u @ v) / float(u @ u))
-        if m == 0:
+        swap = (v * v).sum(1) < (u * u).sum(1)
+        u[swap], v[swap] = v[swap].copy(), u[swap].copy()
+        m = np.rint((u * v).sum(1) / np.maximum((u * u).sum(1), 1e-12))
+        if not m.any():
             break
-        v = v - m * u
+        v -= m[:, None] * u
     return u, v
 
 
@@ -595,11 +639,13 @@ def _grow_lattice(blobs: _Blobs, seed: int, u: np.ndarray, v: np.ndarray,
         w = p @ inv[2, :2] + inv[2, 2]
         r = np.rint(q)
         err = np.linalg.norm(q - r, axis=1)
-        pitch = _local_pitch(h, r)
+        jac = _local_jacobian(h, r)
+        pitch = np.sqrt(np.abs(np.linalg.det(jac)))
         rel = s / np.maximum(pitch, 1e-9) / size_per_pitch
-        inside = np.all((r >= lo_ab - 2) & (r <= hi_ab + 2), axis=1) & (np.abs(r) <= limit).all(1)
+        inside = np.all((r >= lo_ab - 1) & (r <= hi_ab + 1), axis=1) & (np.abs(r) <= limit).all(1)
         ok = (inside & (err < cfg.match_tolerance) & (w > 0)
               & (rel < cfg.size_ratio) & (rel > 1 / cfg.size_ratio))
+        ok[ok] &= _anisotropy(blobs.covs[ok], jac[ok]) < cfg.max_anisotropy
         cand = np.flatnonzero(ok)
         if len(cand) < 4:
             return None
@@ -614,6 +660,13 @@ def _grow_lattice(blobs: _Blobs, seed: int, u: np.ndarray, v: np.ndarray,
         new_h = _homography_lsq(ab, p[cand])
         if new_h is None:
             return None
+        # drop what the refit no longer puts near its spot, and fit again
+        off = np.linalg.norm(_apply(np.linalg.inv(new_h), p[cand]) - ab, axis=1)
+        if (off > cfg.match_tolerance * _REFIT_SHARE).any() and (off <= cfg.match_tolerance * _REFIT_SHARE).sum() >= 4:
+            cand, ab = cand[off <= cfg.match_tolerance * _REFIT_SHARE], ab[off <= cfg.match_tolerance * _REFIT_SHARE]
+            new_h = _homography_lsq(ab, p[cand])
+            if new_h is None:
+                return None
         h = new_h
         new_lo, new_hi = ab.min(0).astype(int), ab.max(0).astype(int)
         if (matched is not None and len(cand) == len(matched)
@@ -740,7 +793,12 @@ def _place_by_layout(photo, grid_h, game, rows, cols, shifts, cfg) -> tuple[np.n
     for da, db in shifts:
         x0, y0 = pad + int(da), pad + int(db)
         window = lab[y0:y0 + rows, x0:x0 + cols]
-        plain = np.nanmedian(window[~special.astype(bool)].reshape(-1, 3), axis=0)
+        plain_cells = window[~special.astype(bool)].reshape(-1, 3)
+        plain_cells = plain_cells[np.isfinite(plain_cells[:, 0])]
+        if not len(plain_cells):
+            scores.append(-1.0)
+            continue
+        plain = np.median(plain_cells, axis=0)
         odd = np.linalg.norm(window - plain, axis=-1)
         valid = np.isfinite(odd)
         if valid.sum() < rows * cols / 2:
@@ -862,7 +920,7 @@ def _refine(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int, cfg: BoardC
     size = ((cols + 2 * m) * p, (rows + 2 * m) * p)
     rect = cv2.warpPerspective(grey, to_rect @ level_h, size, flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
-    ev = _line_evidence(rect, p)
+    ev = _line_evidence(_stretch(rect), p)
     half = max(2, int(math.ceil(window * p)))
     trim = max(1, int(cfg.segment_trim * p))
     # horizontal lines (y = j), segments along x; vertical lines from the transpose
@@ -1081,7 +1139,7 @@ def _corner_markers(photo: _Photo, loc: BoardLocation, game: str,
     cell_full = _cell_px_of(grid_h, rows, cols)
     marker_cells = g.marker_mm / g.cell_mm
     inv = np.linalg.inv(grid_h)
-    zoom = min(1.0, _MARKER_PX / (marker_cells * cell_full))
+    zoom = min(_MARKER_MAX_ZOOM, _MARKER_PX / (marker_cells * cell_full))
     seen: dict[str, np.ndarray] = {}
     for centre in places:
         half = marker_cells * 0.5 + 0.45
@@ -1096,8 +1154,9 @@ def _corner_markers(photo: _Photo, loc: BoardLocation, game: str,
         crop = photo.image[y0:y1, x0:x1]
         if crop.ndim == 3:
             crop = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
-        if zoom < 1.0:
-            crop = cv2.resize(crop, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_AREA)
+        if zoom != 1.0:
+            crop = cv2.resize(crop, None, fx=zoom, fy=zoom,
+                              interpolation=cv2.INTER_AREA if zoom < 1 else cv2.INTER_LINEAR)
         fx, fy = crop.shape[1] / (x1 - x0), crop.shape[0] / (y1 - y0)
         back = np.array([[1 / fx, 0, x0 + 0.5 / fx - 0.5], [0, 1 / fy, y0 + 0.5 / fy - 0.5],
                          [0, 0, 1.0]])
@@ -1129,6 +1188,7 @@ def _corner_markers(photo: _Photo, loc: BoardLocation, game: str,
 
 
 _MARKER_PX = 36.0  # a marker is looked for at about this many px across (4x4 + border bits)
+_MARKER_MAX_ZOOM = 3.0  # small markers are enlarged up to this (ArUco wants a few px a bit)
 
 
 # ----------------------------------------------------------------------------------------
@@ -1159,7 +1219,7 @@ def _lab_of_cells(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int) -> np
     ys, xs = np.mgrid[0:rows, 0:cols]
     pts = np.stack([xs, ys], -1)[:, :, None, :] + _CELL_SAMPLES  # (R, C, S, 2)
     lab = _sample_lab(photo.image, _apply(np.linalg.inv(grid_h), pts.reshape(-1, 2)))
-    return np.nanmedian(lab.reshape(rows, cols, -1, 3), axis=2)
+    return np.median(lab.reshape(rows, cols, -1, 3), axis=2)  # NaN: off the picture
 
 
 def _lab_of_border(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int,
@@ -1174,7 +1234,8 @@ def _lab_of_border(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int,
         np.stack([np.full_like(along_r, -depth), along_r], -1),
         np.stack([np.full_like(along_r, cols + depth), along_r], -1)])
     lab = _sample_lab(photo.image, _apply(np.linalg.inv(grid_h), pts))
-    return np.nanmedian(lab, axis=0)
+    lab = lab[np.isfinite(lab[:, 0])]
+    return np.median(lab, axis=0) if len(lab) else np.full(3, np.nan)
 
 
 def _choose_profile(photo, grid_h, game, rows, cols, profile) -> BoardProfile | None:
@@ -1260,9 +1321,13 @@ def _centre_ink_scores(photo, grid_h, rows, cols, prof) -> np.ndarray | None:
     m = p // 6
     ink = []
     for (r, c) in ((0, 0), (0, 1), (1, 1), (1, 0)):  # TL TR BR BL: the turn that puts it TL
-        cell = rect[r * p + m:(r + 1) * p - m, c * p + m:(c + 1) * p - m].astype(np.float32)
-        bg = np.percentile(cell, 80)
-        ink.append(np.clip(bg - cell, 0, None).mean() / max(bg, 1.0))
+        cell = rect[r * p + m:(r + 1) * p - m, c * p + m:(c + 1) * p - m]
+        cell = cv2.GaussianBlur(cell, (3, 3), 0)
+        # the numeral is the smaller of the two classes Otsu splits the square into,
+        # whether it is printed darker or lighter than the square
+        t, mask = cv2.threshold(cell, 0, 1, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+        share = float(mask.mean())
+        ink.append(min(share, 1 - share))
     ink = np.array(ink)
     second = np.sort(ink)[1]
     return 1.0 - ink / max(second, 1e-6)

@@ -42,8 +42,11 @@ class BoardConfig:
     valley_kernel_px: int = 5
     """px: black-hat kernel; thin dark lines narrower than this count as grid lines."""
     valley_threshold: float = 8.0
-    """Grey levels of black-hat response above which a pixel is on a thin dark line
-    (sensor noise of sigma 6/255 stays below it)."""
+    """Grey levels of black-hat response above which a pixel is on a thin dark line (a
+    0.5 mm printed line at half resolution still gives ~10)."""
+    valley_noise_factor: float = 2.0
+    """...unless noise is high: the threshold is at least this many times the response
+    of the 75th-percentile pixel (flat areas, where only noise responds)."""
 
     # -- cell candidates (connected components of the 'cell' mask)
     min_cell_px: float = 5.0
@@ -72,10 +75,14 @@ class BoardConfig:
     min_cells_frac: float = 0.25
     """Fraction of the grid's cells that must be found as blobs: fewer means no board (a
     hand may hide much of it, the tiles may cover much of it)."""
-    max_lattice_iterations: int = 12
+    max_anisotropy: float = 2.2
+    """A blob whose shape, seen through the lattice's local map, is longer than square by
+    this ratio of second moments is no square (two squares run together give 4)."""
+    max_lattice_iterations: int = 24
+    """The lattice grows by one ring of squares per iteration."""
 
     # -- refining on the grid lines
-    refine_passes: int = 3
+    refine_passes: int = 2
     refine_px_per_cell: int = 20
     """px per cell of the rectified strip the grid lines are searched in."""
     refine_min_cell_px: float = 16.0
@@ -84,7 +91,7 @@ class BoardConfig:
     fine_min_cell_px: float = 40.0
     """The last pass looks closer: a copy with cells >= this, a strip of this px per cell
     (a Mathable gap is a tenth of a cell: 3 px there)."""
-    search_window: tuple[float, ...] = (0.35, 0.2, 0.12)
+    search_window: tuple[float, ...] = (0.3, 0.15)
     """cells: how far either side of its predicted place each grid line is searched, per
     pass (the first pass corrects the coarse lattice, later ones polish)."""
     segment_trim: float = 0.2
