@@ -18,6 +18,25 @@ Two tiers: ``tier=1`` is the print-and-play set exactly as ``boardsight print`` 
 >>> img.shape, truth["rows"], truth["cells"] == cells
 ((480, 640, 3), 8, True)
 
+The truth (a JSON-ready dict) beside each photo:
+
+- ``game``, ``rows``, ``cols``, ``cells``: the ``boardsight read`` shape, row 0 at the top
+  as the board is oriented (the Mixmath centre 1-2-3-4 squares are null);
+- ``corners``, ``grid_corners``: the board's and the playing grid's corners in the
+  picture (px, OpenCV's convention: integer coordinates are pixel centres), in the board's
+  own order TL TR BR BL however the camera turned it;
+- ``hand``: a hand covers part of the board; ``occluded``: ``[[row, col], ...]`` of the
+  cells it hides at least COVERED_SHARE of; ``hand_spec``: how it was drawn;
+- ``tier``, ``style`` (the Style's fields, faces as file names), ``geometry`` (cell size
+  and margins in mm), ``build`` (thicknesses, heights, margin print);
+- ``camera``: elevation, azimuth, roll, distance, focal_px, target, K, and P, the (3, 4)
+  projection of board points (x mm, y mm, height above the board mm, 1); ``fill`` (board
+  extent / short side) and ``min_cell_px``;
+- ``resolution``, ``seed``, and how the scene was made: ``table``, ``light``, ``objects``
+  (drawn beside the board), ``finish`` (white balance, exposure, shadow, glare, blur,
+  noise, JPEG quality); Mastermind ``keys`` ([reds, whites] per row) when key pegs are
+  drawn.
+
 Command line (one JPEG and one JSON truth per photo; photo ``i`` is regenerated alone by
 ``sample_photo(game, tier, photo_seed(seed, i))``)::
 
@@ -209,7 +228,7 @@ def render_photo(game: str, cells, *, tier: int, seed: int,
     Returns
     -------
     image : (H, W, 3) BGR uint8, the photo as decoded from its JPEG.
-    truth : dict, see the module docstring of ``samples`` and :func:`_truth`.
+    truth : dict, see the module docstring.
     """
     photo, truth, _ = render(game, cells, tier=tier, seed=seed, resolution=resolution,
                              hand=hand, style=style, camera=camera, **overrides)
@@ -301,7 +320,8 @@ def render(game: str, cells, *, tier: int, seed: int,
 
     photo, jpeg = finish_photo(img, finish)
     truth = _truth(game, grid, tier, seed, style, geometry, build, camera, scene, finish,
-                   drawn, hand_spec if cover is not None else None, cover, occluded)
+                   drawn, hand_spec if cover is not None else None, cover, occluded,
+                   overrides.get("keys"))
     return photo, truth, jpeg
 
 
@@ -589,7 +609,7 @@ def _occluded_cells(cover: np.ndarray, camera: Camera, geometry: BoardGeometry,
 
 
 def _truth(game, grid, tier, seed, style, geometry: BoardGeometry, build, camera: Camera,
-           scene: Scene, finish: Finish, drawn, hand_spec, cover, occluded) -> dict:
+           scene: Scene, finish: Finish, drawn, hand_spec, cover, occluded, keys) -> dict:
     """What the photo shows, in the ``boardsight read`` shape plus how it was made."""
     board = camera.project(geometry.board_corners_mm())
     grid_px = camera.project(geometry.grid_corners_mm())
@@ -623,6 +643,8 @@ def _truth(game, grid, tier, seed, style, geometry: BoardGeometry, build, camera
         "objects": list(drawn),
         "finish": asdict(finish),
         "hand_spec": asdict(hand_spec) if hand_spec is not None else None,
+        **({"keys": [list(k) if k is not None else None for k in keys]} if keys is not None
+           else {}),
     }
 
 
@@ -631,9 +653,28 @@ def _truth(game, grid, tier, seed, style, geometry: BoardGeometry, build, camera
 
 def sample_photo(game: str, tier: int, seed: int, fill: float | None = None, **kwargs):
     """A random position of ``game`` photographed: (image, truth, jpeg bytes). Everything,
-    the position included, derives from ``seed`` (see :func:`photo_seed` for batches)."""
-    cells = random_cells(game, _rng(seed, "cells"), fill=fill)
+    the position included, derives from ``seed`` (see :func:`photo_seed` for batches).
+    Mastermind rows that are complete get the key pegs of a random secret code."""
+    rng = _rng(seed, "cells")
+    cells = random_cells(game, rng, fill=fill)
+    if game == "mastermind" and "keys" not in kwargs:
+        palette = load_definition(game)["palette"]
+        secret = [str(v) for v in rng.choice(palette, len(cells[0]), replace=False)]
+        kwargs["keys"] = [feedback(row, secret) if all(v is not None for v in row) else None
+                          for row in cells]
     return render(game, cells, tier=tier, seed=seed, **kwargs)
+
+
+def feedback(guess, secret) -> tuple[int, int]:
+    """Mastermind key pegs (reds: right colour, right hole; whites: right colour, wrong
+    hole).
+
+    >>> feedback(["red", "blue", "green", "pink"], ["red", "green", "blue", "white"])
+    (1, 2)
+    """
+    reds = sum(g == s for g, s in zip(guess, secret))
+    common = sum(min(guess.count(c), secret.count(c)) for c in set(guess))
+    return reds, common - reds
 
 
 def main(argv=None) -> int:
