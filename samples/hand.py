@@ -15,6 +15,7 @@ plane maps to the picture by one homography (and to its shadow on the board by a
 from __future__ import annotations
 
 import math
+import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -86,9 +87,10 @@ def _capsule(p0, p1, w0, w1, n: int = 10) -> np.ndarray:
     return np.concatenate([cap1, cap0])
 
 
-def _parts(spec: HandSpec) -> list[tuple[str, np.ndarray]]:
-    """(kind, polygon in hand mm) from the arm to the fingertips: u runs from the middle
-    fingertip (0) back along the arm, v across the hand."""
+def _parts(spec: HandSpec) -> list[tuple[str, np.ndarray, tuple | None]]:
+    """(kind, polygon in hand mm, bone) from the arm to the fingertips: u runs from the
+    middle fingertip (0) back along the arm, v across the hand; a finger's bone is (base,
+    tip, width) for its nail and knuckle creases."""
     s = spec.scale
     finger_len = {"flat": (62, 76, 80, 75), "point": (76, 38, 36, 32),
                   "pinch": (58, 52, 46, 40), "fist": (34, 38, 36, 32)}[spec.pose]
@@ -104,7 +106,7 @@ def _parts(spec: HandSpec) -> list[tuple[str, np.ndarray]]:
     t1 = t0 + 62 * s * np.array([-math.cos(t_ang), side * math.sin(t_ang)])
     if spec.pose == "fist":
         t1 = t0 + 45 * s * np.array([-math.cos(1.0), side * 0.2])
-    parts.append(("finger", _capsule(t0, t1, 26 * s, 20 * s)))
+    parts.append(("finger", _capsule(t0, t1, 26 * s, 20 * s), (t0, t1, 22 * s)))
     # index, middle, ring, little: knuckles across the palm's end
     offsets = (-28.5, -9.5, 9.5, 27.0)
     widths = (18.5, 19.0, 18.0, 16.0)
@@ -112,9 +114,13 @@ def _parts(spec: HandSpec) -> list[tuple[str, np.ndarray]]:
         ang = math.radians(spec.spread * (k - 1.3))
         base = np.array([palm_u0 + abs(off) * 0.18 * s + 6 * s, off * s])
         tipp = base + ln * s * np.array([-math.cos(ang), math.sin(ang)])
-        parts.append(("finger", _capsule(base, tipp, wd * s, wd * s * 0.88)))
+        parts.append(("finger", _capsule(base, tipp, wd * s, wd * s * 0.88), (base, tipp, wd * s)))
+    parts = [p if len(p) == 3 else (*p, None) for p in parts]
     if spec.mirror:
-        parts = [(kind, poly * [1, -1]) for kind, poly in parts]
+        flip = np.array([1.0, -1.0])
+        parts = [(kind, poly * flip,
+                  None if bone is None else (bone[0] * flip, bone[1] * flip, bone[2]))
+                 for kind, poly, bone in parts]
     return parts
 
 
@@ -125,14 +131,14 @@ def hand_sprite(spec: HandSpec, res: float) -> tuple[np.ndarray, np.ndarray, flo
     shaded as rounded limbs (by their distance to their own edge); a sleeve covers the
     arm."""
     parts = _parts(spec)
-    pts = np.concatenate([p for _, p in parts])
+    pts = np.concatenate([p for _, p, _ in parts])
     lo = pts.min(0) - 4
     hi = pts.max(0) + 4
     w, h = (np.ceil((hi - lo) * res)).astype(int) + 1
     colour = np.zeros((h, w, 3), np.float32)
     alpha = np.zeros((h, w), np.float32)
     skin = np.asarray(spec.skin, np.float32)
-    for kind, poly in parts:
+    for kind, poly, bone in parts:
         m = np.zeros((h, w), np.uint8)
         p = np.round((poly - lo) * res * 16).astype(np.int32)
         cv2.fillPoly(m, [p], 255, cv2.LINE_AA, 4)
@@ -154,14 +160,51 @@ def hand_sprite(spec: HandSpec, res: float) -> tuple[np.ndarray, np.ndarray, flo
         if kind == "finger":  # a dark rim keeps neighbouring fingers apart
             rim = np.clip(dist / (0.9 * res + 0.5), 0, 1)
             col = col * (0.7 + 0.3 * rim)[..., None]
+        if bone is not None:
+            _finger_details(col, bone, lo, res, (x, y), skin)
         roi_c, roi_a = colour[y:y + bh, x:x + bw], alpha[y:y + bh, x:x + bw]
         roi_c[:] = roi_c * (1 - a[..., None]) + col * a[..., None]
         roi_a[:] = np.maximum(roi_a, a)
+    # skin is never one flat colour: a faint blotchy variation
+    rng = np.random.default_rng(zlib.crc32(repr((spec.skin, spec.scale)).encode()))
+    lattice = rng.uniform(-1, 1, (max(2, int(h / res / 15)), max(2, int(w / res / 15))))
+    colour *= (1 + 0.05 * cv2.resize(lattice.astype(np.float32), (w, h),
+                                     interpolation=cv2.INTER_CUBIC))[..., None]
     out = np.empty((h, w, 4), np.uint8)
     out[..., :3] = np.clip(colour + 0.5, 0, 255)
     out[..., 3] = np.clip(alpha * 255 + 0.5, 0, 255)
     out.setflags(write=False)
     return out, lo, res
+
+
+def _finger_details(col: np.ndarray, bone, lo, res: float, offset, skin) -> None:
+    """Draw a nail near the tip and two knuckle creases on a finger's colour patch (in
+    place; ``offset`` is the patch's place in the sprite)."""
+    base, tip, width = bone
+    d = tip - base
+    length = float(np.linalg.norm(d))
+    if length < 1e-6:
+        return
+    d = d / length
+
+    def px(p):
+        q = (np.asarray(p) - lo) * res - offset
+        return (int(round(q[0] * 16)), int(round(q[1] * 16)))
+
+    angle = math.degrees(math.atan2(d[1], d[0]))
+    if length > 1.6 * width:  # an outstretched finger shows its nail
+        nail = tip - d * 0.42 * width
+        axes = (int(0.3 * width * res * 16), int(0.27 * width * res * 16))
+        pink = np.clip(np.asarray(skin) * 1.1 + [10, 12, 24], 0, 255)
+        cv2.ellipse(col, px(nail), axes, angle, 0, 360, tuple(float(v) for v in pink * 0.95),
+                    -1, cv2.LINE_AA, 4)
+        cv2.ellipse(col, px(nail), axes, angle, 0, 360,
+                    tuple(float(v) for v in np.asarray(skin) * 0.7), 1, cv2.LINE_AA, 4)
+    across = np.array([-d[1], d[0]]) * width * 0.28
+    crease = tuple(float(v) for v in np.asarray(skin) * 0.72)
+    for f in (0.38, 0.68):
+        c = tip - d * length * f
+        cv2.line(col, px(c - across), px(c + across), crease, 1, cv2.LINE_AA, 4)
 
 
 def _plane(spec: HandSpec, origin: np.ndarray, res: float) -> np.ndarray:
