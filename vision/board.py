@@ -465,7 +465,7 @@ def _cell_mask(grey: np.ndarray, cfg: BoardConfig) -> np.ndarray:
     # response of most pixels (flat areas), and lone line pixels are dropped
     sample = valley[::3, ::3].ravel()
     typical = float(np.partition(sample, int(len(sample) * 0.75))[int(len(sample) * 0.75)])
-    threshold = max(cfg.valley_threshold, cfg.valley_noise_factor * typical)
+    threshold = min(254.0, max(cfg.valley_threshold, cfg.valley_noise_factor * typical))
     line = cv2.compare(valley, np.full_like(valley, int(threshold)), cv2.CMP_GT)
     neighbours = cv2.boxFilter(line // 255, cv2.CV_8U, (3, 3), normalize=False)
     line = cv2.bitwise_and(line, cv2.compare(neighbours, np.full_like(neighbours, 3), cv2.CMP_GE))
@@ -1188,7 +1188,7 @@ def _corner_markers(photo: _Photo, loc: BoardLocation, game: str,
 
 
 _MARKER_PX = 36.0  # a marker is looked for at about this many px across (4x4 + border bits)
-_MARKER_MAX_ZOOM = 3.0  # small markers are enlarged up to this (ArUco wants a few px a bit)
+_MARKER_MAX_ZOOM = 1.0  # never enlarged: ArUco decodes an enlarged blurry marker worse
 
 
 # ----------------------------------------------------------------------------------------

@@ -1,0 +1,415 @@
+"""vision.board: finding the board, its orientation, and cutting it out.
+
+Real photos (../shared/real/mathable, skipped when absent): the grid found agrees across the
+19 photos of one game (the camera never moved) and with a reference measured once and
+checked by eye (the fitted grid drawn on game-01.jpg runs along every gap between the
+squares; its outer corners sit on the outer edges of the corner squares, whose border is
+the gaps' blue); the same photos turned, rotated by any angle and seen obliquely give the
+same grid and the same top-left. Pictures without a board raise BoardNotFound. Print-and-
+play boards (drawn by calibration.artwork, and tier-1 renders by samples.render) are found
+by their markers, also with some markers hidden.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from calibration.geometry import board_geometry
+from calibration.profiles import known_profiles, load_profile
+from vision.board import (BoardLocation, BoardNotFound, _reduce_pairs, find_board, rectify,
+                          rectify_grid)
+
+REAL = Path(__file__).parents[1].parent / "shared" / "real" / "mathable"
+needs_real = pytest.mark.skipif(not REAL.is_dir(), reason="../shared/real/mathable absent")
+
+# The playing grid's corners (TL TR BR BL, px) in the game photos, measured once with this
+# module and checked by eye on game-01.jpg (see the module docstring). A cell is ~104 px.
+REFERENCE = np.array([[879.0, 1776.9], [2322.1, 1776.9], [2328.1, 3242.0], [873.4, 3231.8]])
+CELL_PX = 104.0
+
+
+def _read(name: str, scale: float = 1.0) -> np.ndarray:
+    img = cv2.imread(str(REAL / name))
+    assert img is not None, name
+    if scale != 1.0:
+        img = cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    return img
+
+
+def _scaled(points: np.ndarray, scale: float) -> np.ndarray:
+    """Full-size px -> px of a copy resized by ``scale`` (pixel centres at integers)."""
+    return (points + 0.5) * scale - 0.5
+
+
+def _map(m: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Apply a 2x3 affine or 3x3 projective matrix to (N, 2) points."""
+    m = np.vstack([m, [0, 0, 1]]) if m.shape == (2, 3) else m
+    return cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float64), m).reshape(-1, 2)
+
+
+# ----------------------------------------------------------------------------------------
+# real photos
+
+
+@needs_real
+@pytest.mark.slow
+def test_real_game_photos_agree_with_each_other_and_the_reference():
+    found = []
+    for i in range(1, 20):
+        loc = find_board(_read(f"game-{i:02d}.jpg"), "mixmath")
+        assert loc.method == "grid" and loc.profile == "mathable"
+        assert loc.orientation_certain
+        assert loc.quality > 0.8
+        assert loc.details["residual_cells"] < 0.03
+        found.append(loc.grid_corners)
+    found = np.array(found)
+    spread = np.abs(found - np.median(found, axis=0)).max()
+    assert spread < 2.0, f"corners move by {spread:.1f} px between photos of a still camera"
+    error = np.linalg.norm(found - REFERENCE, axis=-1).max()
+    assert error < 2.5, f"corners {error:.1f} px from the reference"
+
+
+@needs_real
+@pytest.mark.parametrize("name", ["empty-1.jpg", "empty-2.jpg", "tile-set.jpg"])
+def test_real_calibration_photos_are_upright(name):
+    # empty-1/2 come from another session (the camera moved a few px); the tile set covers
+    # the centre 1 2 3 4, so which side is up comes from the border's art alone
+    loc = find_board(_read(name), "mixmath")
+    assert loc.orientation_certain
+    assert np.linalg.norm(loc.grid_corners - REFERENCE, axis=-1).max() < 0.15 * CELL_PX
+
+
+@needs_real
+def test_real_board_outline_comes_from_the_profile():
+    loc = find_board(_read("game-05.jpg"), "mixmath")
+    prof = load_profile("mathable")
+    assert loc.geometry == prof.geometry()
+    # the board's edge (blue against wood) lies ~2.5 cells out from the grid on every side
+    left = loc.grid_corners[0, 0] - loc.corners[0, 0]
+    top = loc.grid_corners[0, 1] - loc.corners[0, 1]
+    assert 2.3 * CELL_PX < left < 2.7 * CELL_PX and 2.3 * CELL_PX < top < 2.7 * CELL_PX
+
+
+HALF = 0.5  # turned and warped copies are made of half-size photos (speed)
+
+
+@pytest.fixture(scope="module")
+def half_photo():
+    if not REAL.is_dir():
+        pytest.skip("../shared/real/mathable absent")
+    return _read("game-07.jpg", HALF)
+
+
+def _check_same_board(loc, back: np.ndarray, tol_cells: float):
+    """The corners found, mapped back into the untouched half-size photo, match the
+    reference there: the same grid and the same top-left."""
+    ref = _scaled(REFERENCE, HALF)
+    corners = _map(back, loc.grid_corners)
+    err = np.linalg.norm(corners - ref, axis=1).max()
+    assert err < tol_cells * CELL_PX * HALF, f"{err:.1f} px off"
+    assert loc.orientation_certain
+
+
+@needs_real
+@pytest.mark.parametrize("turns", [1, 2, 3])
+def test_real_photo_turned_by_quarter_turns(half_photo, turns):
+    img = np.ascontiguousarray(np.rot90(half_photo, -turns))  # clockwise
+    h, w = half_photo.shape[:2]
+    # clockwise quarter turn: (x, y) -> (h - 1 - y, x); back is its inverse, applied k times
+    back = np.eye(3)
+    size = (w, h)
+    for _ in range(turns):
+        fwd = np.array([[0, -1, size[1] - 1], [1, 0, 0], [0, 0, 1.0]])
+        back = back @ np.linalg.inv(fwd)
+        size = (size[1], size[0])
+    loc = find_board(img, "mixmath")
+    _check_same_board(loc, back, 0.05)
+
+
+@needs_real
+@pytest.mark.parametrize("angle", [33.0, -127.0, 71.5])
+def test_real_photo_rotated_by_any_angle(half_photo, angle):
+    h, w = half_photo.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+    corners = _map(m, np.array([[0, 0], [w, 0], [w, h], [0, h]], float))
+    x0, y0 = corners.min(0)
+    x1, y1 = corners.max(0)
+    m[:, 2] -= (x0, y0)
+    size = (int(math.ceil(x1 - x0)), int(math.ceil(y1 - y0)))
+    img = cv2.warpAffine(half_photo, m, size, flags=cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_CONSTANT, borderValue=(40, 60, 90))
+    loc = find_board(img, "mixmath")
+    _check_same_board(loc, np.linalg.inv(np.vstack([m, [0, 0, 1]])), 0.06)
+
+
+@needs_real
+@pytest.mark.parametrize("squeeze", [0.75, 0.6])
+def test_real_photo_seen_obliquely(half_photo, squeeze):
+    # the far (top) edge shrinks and the picture flattens, as from 45..70 deg elevation
+    h, w = half_photo.shape[:2]
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    inset = w * (1 - squeeze) / 2
+    dst = np.array([[inset, 0], [w - inset, 0], [w, h * squeeze], [0, h * squeeze]],
+                   np.float32)
+    m = cv2.getPerspectiveTransform(src, dst)
+    img = cv2.warpPerspective(half_photo, m, (w, int(h * squeeze)), flags=cv2.INTER_AREA)
+    loc = find_board(img, "mixmath")
+    _check_same_board(loc, np.linalg.inv(m), 0.06)
+
+
+# ----------------------------------------------------------------------------------------
+# no board
+
+
+@pytest.mark.parametrize("kind", ["noise", "plain", "gradient", "checks"])
+def test_pictures_without_a_board_raise(kind):
+    rng = np.random.default_rng(4)
+    if kind == "noise":
+        img = rng.integers(0, 256, (720, 1280, 3), dtype=np.uint8)
+    elif kind == "plain":
+        img = np.full((720, 1280, 3), (60, 120, 180), np.uint8)
+    elif kind == "gradient":
+        img = np.repeat(np.linspace(0, 255, 1280, dtype=np.uint8)[None, :, None], 720, 0)
+        img = np.repeat(img, 3, 2)
+    else:  # a 5 x 5 chequer: a grid, but too few squares for a 14 x 14 board
+        img = np.kron((np.indices((5, 5)).sum(0) % 2) * 200 + 30,
+                      np.ones((100, 100))).astype(np.uint8)
+        img = cv2.copyMakeBorder(img, 100, 100, 300, 300, cv2.BORDER_CONSTANT, value=120)
+    with pytest.raises(BoardNotFound):
+        find_board(img, "mixmath")
+
+
+@needs_real
+def test_wooden_table_alone_is_no_board():
+    table = _read("game-03.jpg")[:1500]  # the table above the board
+    with pytest.raises(BoardNotFound, match="no mixmath board"):
+        find_board(table, "mixmath")
+
+
+@needs_real
+def test_a_mixmath_board_is_no_breakthrough_board():
+    with pytest.raises(BoardNotFound):
+        find_board(_read("game-03.jpg", HALF), "breakthrough")
+
+
+def test_not_an_image():
+    with pytest.raises(ValueError):
+        find_board(np.zeros((10, 10, 3), np.uint8), "mixmath")
+    with pytest.raises(ValueError):
+        find_board(np.zeros((100, 100, 3), np.float32), "mixmath")
+
+
+# ----------------------------------------------------------------------------------------
+# print-and-play boards: markers
+
+
+def _flat_board(game="mixmath", ppm=3.0):
+    artwork = pytest.importorskip("calibration.artwork")
+    styles = pytest.importorskip("calibration.styles")
+    g = board_geometry(game)
+    return g, artwork.draw_board(g, styles.print_style(game), ppm), ppm
+
+
+def _photograph(board: np.ndarray, ppm: float, g, *, turn_deg: float, tilt: float,
+                size=(1920, 1080), hide=(), cover_grid=False, seed=0):
+    """The flat board warped into a table picture: turned by ``turn_deg``, its far edge
+    shrunk by ``tilt``; markers in ``hide`` painted over with table. Returns the picture
+    and the true homography board mm -> picture px."""
+    rng = np.random.default_rng(seed)
+    w_mm, h_mm = g.size_mm
+    centre = np.array(size) / 2
+    scale = 0.62 * min(size) / max(w_mm, h_mm)  # px per mm at the near edge: all in view
+    corners = (np.array([[0, 0], [w_mm, 0], [w_mm, h_mm], [0, h_mm]]) - (w_mm / 2, h_mm / 2)) * scale
+    corners[:2, 0] *= tilt  # the far edge is shorter
+    corners[:2, 1] *= (1 + tilt) / 2
+    a = math.radians(turn_deg)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    dst = (corners @ rot.T + centre).astype(np.float32)
+    mm_to_px = cv2.getPerspectiveTransform(
+        np.array([[0, 0], [w_mm, 0], [w_mm, h_mm], [0, h_mm]], np.float32), dst)
+    board_px_to_mm = np.diag([1 / ppm, 1 / ppm, 1.0]) @ np.array(
+        [[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1.0]])  # pixel centres
+    m = mm_to_px @ board_px_to_mm
+    table = np.full((size[1], size[0], 3), (70, 95, 120), np.uint8)
+    table = cv2.add(table, rng.integers(0, 12, table.shape, dtype=np.uint8))
+    img = cv2.warpPerspective(board, m, size, dst=table.copy(), flags=cv2.INTER_AREA,
+                              borderMode=cv2.BORDER_TRANSPARENT)
+    for corner in hide:
+        c = _map(mm_to_px, g.marker_corners_mm(corner).mean(0)[None])[0]
+        r = int(0.9 * g.cell_mm * scale)
+        cv2.circle(img, (int(c[0]), int(c[1])), r, (80, 100, 120), -1)
+    if cover_grid:  # a flat "hand" over most of the grid
+        x0, y0 = g.grid_origin_mm
+        gw, gh = g.grid_size_mm
+        poly = _map(mm_to_px, np.array([[x0 + 0.1 * gw, y0 + 0.05 * gh], [x0 + 0.95 * gw, y0],
+                                        [x0 + gw, y0 + 0.9 * gh], [x0 + 0.3 * gw, y0 + gh]]))
+        cv2.fillConvexPoly(img, np.int32(poly), (90, 120, 170))
+    img = cv2.GaussianBlur(img, (0, 0), 0.8)
+    return img, mm_to_px
+
+
+def _grid_error_cells(loc, g, mm_to_px) -> float:
+    truth = _map(mm_to_px, g.grid_corners_mm())
+    cell = np.linalg.norm(truth[1] - truth[0]) / g.cols
+    return float(np.linalg.norm(loc.grid_corners - truth, axis=1).max() / cell)
+
+
+@pytest.mark.parametrize("turn,tilt,hide", [
+    (0.0, 1.0, ()),
+    (137.0, 0.75, ()),
+    (-60.0, 0.8, ("TL", "BR")),      # two markers hidden
+    (200.0, 0.7, ("TL", "TR", "BR")),  # one marker left
+])
+def test_drawn_print_board_found_by_markers(turn, tilt, hide):
+    g, board, ppm = _flat_board()
+    img, mm_to_px = _photograph(board, ppm, g, turn_deg=turn, tilt=tilt, hide=hide)
+    loc = find_board(img, "mixmath")
+    assert loc.method == "markers"
+    assert set(loc.details["markers"]) == {"TL", "TR", "BR", "BL"} - set(hide)
+    assert _grid_error_cells(loc, g, mm_to_px) < 0.06  # right grid, right top-left
+
+
+@pytest.mark.parametrize("hide", [(), ("BL",), ("TR", "BL")])
+def test_markers_alone_when_a_hand_covers_the_grid(hide):
+    g, board, ppm = _flat_board()
+    img, mm_to_px = _photograph(board, ppm, g, turn_deg=25.0, tilt=0.8, hide=hide,
+                                cover_grid=True)
+    loc = find_board(img, "mixmath")
+    assert loc.method == "markers"
+    # a few uncovered lines near the markers are all the grid shows
+    assert _grid_error_cells(loc, g, mm_to_px) < 0.15
+
+
+def test_markers_of_another_game_are_named():
+    g, board, ppm = _flat_board("calculissimo")
+    img, _ = _photograph(board, ppm, g, turn_deg=10.0, tilt=0.9)
+    with pytest.raises(BoardNotFound, match="calculissimo"):
+        find_board(img, "mixmath")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 4, 9, 12])
+def test_tier1_renders(seed):
+    render = pytest.importorskip("samples.render")
+    img, truth, _ = render.sample_photo("mixmath", 1, seed, resolution=(1920, 1080))
+    loc = find_board(img, "mixmath")
+    cell = truth["camera"]["min_cell_px"]
+    err = np.linalg.norm(loc.grid_corners - np.array(truth["grid_corners"]), axis=1).max()
+    assert err < 0.1 * cell
+    assert loc.method == "markers" and loc.orientation_certain
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [2, 9, 12, 15])
+def test_tier2_renders(seed):
+    render = pytest.importorskip("samples.render")
+    img, truth, _ = render.sample_photo("mixmath", 2, seed, resolution=(1920, 1080))
+    loc = find_board(img, "mixmath")
+    cell = truth["camera"]["min_cell_px"]
+    truth_corners = np.array(truth["grid_corners"])
+    # the grid to a tenth of a cell; its top-left right whenever the finder says it is sure
+    errs = [np.linalg.norm(loc.rotated(k).grid_corners - truth_corners, axis=1).max()
+            for k in range(4)]
+    assert min(errs) < 0.1 * cell
+    if loc.orientation_certain:
+        assert errs[0] < 0.1 * cell
+
+
+# ----------------------------------------------------------------------------------------
+# rectification and the location's helpers
+
+
+def test_rectify_grid_puts_each_cell_in_its_block():
+    g, board, ppm = _flat_board()
+    img, mm_to_px = _photograph(board, ppm, g, turn_deg=-35.0, tilt=0.8)
+    loc = find_board(img, "mixmath")
+    p = 24
+    out = rectify_grid(img, loc, p)
+    assert out.shape == (g.rows * p, g.cols * p, 3)
+    # the flat drawing's grid at the same scale
+    x0, y0 = (np.array(g.grid_origin_mm) * ppm).round().astype(int)
+    gw, gh = (np.array(g.grid_size_mm) * ppm).round().astype(int)
+    flat = cv2.resize(board[y0:y0 + gh, x0:x0 + gw], out.shape[1::-1], interpolation=cv2.INTER_AREA)
+    a = cv2.cvtColor(out, cv2.COLOR_BGR2GRAY).astype(float)
+    b = cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY).astype(float)
+    corr = np.corrcoef(a.ravel(), b.ravel())[0, 1]
+    assert corr > 0.9
+    # shifted by half a cell the picture no longer matches
+    shifted = np.corrcoef(a[:, p // 2:].ravel(), b[:, :-(p // 2)].ravel())[0, 1]
+    assert shifted < corr - 0.2
+
+
+def test_rectify_covers_the_board_geometry():
+    g, board, ppm = _flat_board()
+    img, _ = _photograph(board, ppm, g, turn_deg=90.0, tilt=1.0)
+    loc = find_board(img, "mixmath")
+    out = rectify(img, loc, px_per_cell=20)
+    s = 20 / g.cell_mm
+    assert out.shape[:2] == (round(g.size_mm[1] * s), round(g.size_mm[0] * s))
+    flat = cv2.resize(board, out.shape[1::-1], interpolation=cv2.INTER_AREA)
+    diff = np.abs(out.astype(int) - flat.astype(int)).mean()
+    assert diff < 20
+
+
+def test_location_helpers_and_turns():
+    loc = BoardLocation.from_grid_homography("mixmath", np.diag([0.1, 0.1, 1.0]))
+    assert loc.cell_polygons().shape == (14, 14, 4, 2)
+    # grid units are image px / 10: cell (r, c) spans 10 px from (10 c, 10 r)
+    np.testing.assert_allclose(loc.cell_polygons()[0, 1], [[10, 0], [20, 0], [20, 10], [10, 10]])
+    turned = loc.rotated(1)
+    # the present top-right corner becomes the top-left
+    np.testing.assert_allclose(turned.grid_corners, np.roll(loc.grid_corners, -1, axis=0),
+                               atol=1e-9)
+    np.testing.assert_allclose(turned.rotated(3).homography, loc.homography, atol=1e-9)
+    # cell (0, 0) of the turned board is the present cell (0, 13)
+    np.testing.assert_allclose(turned.cell_centres()[0, 0], loc.cell_centres()[0, 13])
+    with pytest.raises(ValueError):
+        BoardLocation.from_grid_homography("mastermind", np.eye(3)).rotated(1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(-3, 3), st.floats(-3, 3), st.floats(-3, 3), st.floats(-3, 3),
+       st.lists(st.tuples(st.sampled_from([0, 1]), st.integers(-3, 3)), max_size=4))
+def test_reduced_lattice_steps_are_the_shortest_of_the_same_lattice(a, b, c, d, shears):
+    base = np.array([[a, b], [c, d]], float)
+    if abs(np.linalg.det(base)) < 0.2 or np.abs(base).max() < 0.3:
+        return
+    m = np.eye(2)  # unimodular: products of integer shears
+    for axis, k in shears:
+        e = np.eye(2)
+        e[axis, 1 - axis] = k
+        m = m @ e
+    u, v = (m @ base)
+    ru, rv = _reduce_pairs(u[None], v[None])
+    ru, rv = ru[0], rv[0]
+    assert abs(abs(ru[0] * rv[1] - ru[1] * rv[0]) - abs(np.linalg.det(base))) < 1e-6
+    assert ru @ ru <= rv @ rv + 1e-9
+    assert abs(ru @ rv) <= ru @ ru / 2 + 1e-9  # Lagrange-reduced: no shorter pair exists
+
+
+# ----------------------------------------------------------------------------------------
+# profiles
+
+
+def test_shipped_profile_is_known():
+    assert known_profiles("mixmath") == ["mathable"]
+    prof = load_profile("mathable")
+    assert prof.thumbnail is not None and prof.thumbnail.ndim == 2
+    assert set(prof.colours) >= {"plain", "premium2", "premium3", "sign", "fixed", "board"}
+
+
+@needs_real
+def test_measure_profile_repeats_on_the_other_empty_photo():
+    from vision.calibrate import measure_profile
+    measured = measure_profile(_read("empty-2.jpg"), "mixmath", name="again")
+    shipped = load_profile("mathable")
+    assert np.abs(np.array(measured["margins_cells"]) - shipped.margins_cells).max() < 0.15
+    for kind, lab in shipped.colours.items():
+        assert np.linalg.norm(np.array(measured["colours_lab"][kind]) - lab) < 15, kind
