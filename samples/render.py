@@ -651,12 +651,13 @@ def _truth(game, grid, tier, seed, style, geometry: BoardGeometry, build, camera
 # -- batches and the command line ----------------------------------------------------------------
 
 
-def sample_photo(game: str, tier: int, seed: int, fill: float | None = None, **kwargs):
+def sample_photo(game: str, tier: int, seed: int, fill: float | None = None,
+                 rows: int | None = None, cols: int | None = None, **kwargs):
     """A random position of ``game`` photographed: (image, truth, jpeg bytes). Everything,
     the position included, derives from ``seed`` (see :func:`photo_seed` for batches).
     Mastermind rows that are complete get the key pegs of a random secret code."""
     rng = _rng(seed, "cells")
-    cells = random_cells(game, rng, fill=fill)
+    cells = random_cells(game, rng, fill=fill, rows=rows, cols=cols)
     if game == "mastermind" and "keys" not in kwargs:
         palette = load_definition(game)["palette"]
         secret = [str(v) for v in rng.choice(palette, len(cells[0]), replace=False)]
@@ -691,7 +692,10 @@ def main(argv=None) -> int:
     parser.add_argument("--hand", type=float, default=None,
                         help=f"probability of a hand over the board (default {HAND_PROBABILITY})")
     parser.add_argument("--fill", type=float, default=None, help="share of the board covered")
-    parser.add_argument("--fonts", choices=("train", "held_out", "any"), default="train")
+    parser.add_argument("--fonts", choices=("train", "held_out", "any"), default="train",
+                        help="numeral faces of tier-2 sets: the train or held-out split")
+    parser.add_argument("--rows", type=int, default=None, help="board rows (Breakthrough)")
+    parser.add_argument("--cols", type=int, default=None, help="board columns (Breakthrough)")
     args = parser.parse_args(argv)
     res = RESOLUTIONS.get(args.resolution.lower())
     if res is None:
@@ -705,7 +709,8 @@ def main(argv=None) -> int:
     for i in tqdm(range(args.n), desc=f"{args.game} tier {args.tier}", unit="photo"):
         s = photo_seed(args.seed, i)
         photo, truth, jpeg = sample_photo(args.game, args.tier, s, fill=args.fill,
-                                          resolution=res, hand=args.hand, fonts=args.fonts)
+                                          rows=args.rows, cols=args.cols, resolution=res,
+                                          hand=args.hand, fonts=args.fonts)
         stem = args.outdir / f"{args.game}-t{args.tier}-{args.seed}-{i}"
         truth["batch"] = {"seed": args.seed, "i": i}
         stem.with_suffix(".jpg").write_bytes(jpeg)
