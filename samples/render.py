@@ -438,10 +438,14 @@ def _solids(game, grid, style: Style, geometry: BoardGeometry, build: Build, rng
     centres = geometry.cell_centres_mm()
     out = []
     occupied = [[v is not None for v in row] for row in grid]
+    # One random stream per cell: a piece keeps its offset, turn and shade when others are
+    # added, as on a real table (recorded games photograph the same pieces move after move).
+    base = int(rng.integers(2**32))
     for r, row in enumerate(grid):
         for c, value in enumerate(row):
             if value is None:
                 continue
+            rng = np.random.default_rng((base, r, c))
             if game in artwork.TILE_GAMES:
                 side = style.tile_frac * cell
                 angle = float(_spread(rng, scene.max_angle))

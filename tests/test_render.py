@@ -155,6 +155,24 @@ def test_every_cell_shows_its_tile_or_the_board(game, tier, seed):
     assert not wrong
 
 
+def test_placing_a_tile_leaves_the_other_tiles_where_they_were():
+    """Recorded games photograph the same tiles move after move: adding one tile changes
+    the photo only around that tile's cell."""
+    cells = R.random_cells("mixmath", np.random.default_rng(4), fill=0.2)
+    more = [row[:] for row in cells]
+    more[0][0] = 5  # a corner far from the group grown from the centre
+    assert cells[0][0] is None and cells[0][1] is None and cells[1][0] is None
+    kw = dict(tier=1, seed=4, resolution=SMALL, elevation=80.0, fill=0.9, **CLEAN)
+    img, truth = R.render_photo("mixmath", cells, **kw)
+    img2, _ = R.render_photo("mixmath", more, **kw)
+    changed = np.argwhere(np.abs(img.astype(int) - img2.astype(int)).max(axis=2) > 30)
+    assert len(changed) > 100  # the new tile is there
+    centres = _cell_points(truth, 0.5, 0.5)
+    cell_px = np.linalg.norm(centres[0, 1] - centres[0, 0])
+    far = np.linalg.norm(changed[:, ::-1] - centres[0, 0], axis=1) > 1.5 * cell_px
+    assert not far.any()
+
+
 def test_every_hole_shows_its_peg_colour():
     """Mastermind: the nearest palette colour at each hole's centre is the truth's peg;
     empty holes are dark."""
