@@ -38,16 +38,33 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 import cv2
 import numpy as np
 
-from calibration.geometry import BoardGeometry, board_geometry, decode_marker_id
-from calibration.layouts import fixed_numbers, square_kinds
-from calibration.profiles import BoardProfile, known_profiles, load_profile
+from calibration import geometry as _geometry
+from calibration import layouts as _layouts
+from calibration import profiles as _profiles
+from calibration.geometry import BoardGeometry, decode_marker_id
+from calibration.profiles import BoardProfile
 
 from .config import BoardConfig
+
+# The game definitions and profiles are read from JSON; a frame must not re-read them.
+board_geometry = lru_cache(maxsize=64)(_geometry.board_geometry)
+fixed_numbers = lru_cache(maxsize=16)(_layouts.fixed_numbers)
+known_profiles = lru_cache(maxsize=16)(_profiles.known_profiles)
+load_profile = lru_cache(maxsize=16)(_profiles.load_profile)
+
+
+@lru_cache(maxsize=16)
+def _square_kinds(game: str, rows: int, cols: int) -> np.ndarray:
+    kinds = _layouts.square_kinds(game, rows, cols)
+    kinds.setflags(write=False)
+    return kinds
+
 
 # ----------------------------------------------------------------------------------------
 # public types
@@ -443,7 +460,9 @@ def _stretch(grey: np.ndarray) -> np.ndarray:
     """Grey levels stretched so that the 1st..99th percentiles span 0..255: thresholds in
     grey levels then mean the same in a dim photo as in a bright one."""
     sample = grey[::4, ::4].ravel()
-    lo, hi = np.percentile(sample, [1, 99])
+    n = len(sample)
+    lo, hi = np.partition(sample, (n // 100, n - 1 - n // 100))[[n // 100, n - 1 - n // 100]]
+    lo, hi = float(lo), float(hi)
     if hi - lo < 1:
         return grey
     alpha = 255.0 / (hi - lo)
@@ -642,7 +661,10 @@ def _grow_lattice(blobs: _Blobs, seed: int, u: np.ndarray, v: np.ndarray,
         jac = _local_jacobian(h, r)
         pitch = np.sqrt(np.abs(np.linalg.det(jac)))
         rel = s / np.maximum(pitch, 1e-9) / size_per_pitch
-        inside = np.all((r >= lo_ab - 1) & (r <= hi_ab + 1), axis=1) & (np.abs(r) <= limit).all(1)
+        # grow by a ring, or by a third of the span once the fit has some extent
+        grow = max(1, int(np.min(hi_ab - lo_ab)) // 3)
+        inside = (np.all((r >= lo_ab - grow) & (r <= hi_ab + grow), axis=1)
+                  & (np.abs(r) <= limit).all(1))
         ok = (inside & (err < cfg.match_tolerance) & (w > 0)
               & (rel < cfg.size_ratio) & (rel > 1 / cfg.size_ratio))
         ok[ok] &= _anisotropy(blobs.covs[ok], jac[ok]) < cfg.max_anisotropy
@@ -782,7 +804,7 @@ def _place_by_layout(photo, grid_h, game, rows, cols, shifts, cfg) -> tuple[np.n
     """Where the grid lies along a lattice that did not show all its rows or columns: the
     shift whose special squares (colours that differ from the plain squares') best match
     the layout. Returns the grid homography and whether it stays ambiguous."""
-    kinds = square_kinds(game, rows, cols)
+    kinds = _square_kinds(game, rows, cols)
     special = (kinds != "plain").astype(float)
     if special.std() == 0:
         return grid_h, True
