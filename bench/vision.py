@@ -1,0 +1,231 @@
+"""Accuracy and speed of boardsight's board reader, beside a Tesseract-only baseline.
+
+    python -m bench.vision                      # 300 photos per game and tier (long)
+    python -m bench.vision --n 40 --baseline-n 20 --big-n 5 --hand-n 40   # a quick look
+
+Every photo is rendered fresh by ``samples.render`` from seeds never used in development
+(``BENCH_SEED``), tier-2 sets with the HELD-OUT fonts, so the reader is measured on faces
+and sets it never saw. Read time is measured in process on one core, decoding excluded.
+The baseline uses the same board finder, then reads every cell with one batched
+``pytesseract`` call per board (empty = Tesseract reads nothing).
+
+Prints one markdown table (and writes it with ``--out``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+from samples.render import photo_seed, sample_photo
+from vision import board as vboard
+from vision.board import BoardNotFound
+from vision.reader import PX_PER_CELL, read_board
+from vision.tiles import tesseract_read
+
+BENCH_SEED = 7_300_000  # development and tests use small seeds; these are never touched
+RES_1080P, RES_12MP = (1920, 1080), (4032, 3024)
+REAL = Path(__file__).resolve().parents[2] / "shared" / "real" / "mathable"
+
+
+@dataclass
+class Tally:
+    """Accuracy and times of one reader on one set of photos."""
+
+    photos: int = 0
+    photos_right: int = 0
+    cells: int = 0
+    cells_right: int = 0
+    not_found: int = 0
+    flagged: int = 0  # photos reported as occluded
+    ms: list[float] = field(default_factory=list)
+    confusions: Counter = field(default_factory=Counter)
+
+    def add(self, truth_cells, read_cells, ms: float | None, flagged: bool = False) -> None:
+        self.photos += 1
+        self.flagged += flagged
+        if ms is not None:
+            self.ms.append(ms)
+        if read_cells is None:
+            self.not_found += 1
+            self.cells += sum(len(r) for r in truth_cells)
+            return
+        wrong = 0
+        for t_row, r_row in zip(truth_cells, read_cells):
+            for t, r in zip(t_row, r_row):
+                self.cells += 1
+                if t == r:
+                    self.cells_right += 1
+                else:
+                    wrong += 1
+                    self.confusions[(_show(t), _show(r))] += 1
+        self.photos_right += wrong == 0
+
+    def row(self) -> dict:
+        ms = sorted(self.ms)
+        return {
+            "photos": self.photos,
+            "all right": _pct(self.photos_right, self.photos),
+            "cells": _pct(self.cells_right, self.cells, 3),
+            "no board": self.not_found,
+            "median ms": f"{statistics.median(ms):.0f}" if ms else "-",
+            "p95 ms": f"{ms[min(len(ms) - 1, int(0.95 * len(ms)))]:.0f}" if ms else "-",
+            "hot spots": ", ".join(f"{t}→{r} ×{n}" for (t, r), n in
+                                   self.confusions.most_common(3)) or "-",
+        }
+
+
+def _show(v) -> str:
+    return "·" if v is None else str(v)
+
+
+def _pct(a: int, b: int, digits: int = 1) -> str:
+    return f"{100 * a / b:.{digits}f} %" if b else "-"
+
+
+# -- the two readers -----------------------------------------------------------------------
+
+
+def boardsight_read(image: np.ndarray, game: str):
+    """(cells, ms, occluded?) with boardsight's reader; cells None when no board is found."""
+    t = time.perf_counter()
+    try:
+        reading = read_board(image, game)
+    except BoardNotFound:
+        return None, (time.perf_counter() - t) * 1000, False
+    return reading.cells, reading.ms, bool(reading.occluded)
+
+
+def tesseract_only_read(image: np.ndarray, game: str):
+    """The baseline: the same board finder, then ONE pytesseract call over all cells."""
+    t = time.perf_counter()
+    try:
+        location = vboard.find_board(image, game)
+    except BoardNotFound:
+        return None, (time.perf_counter() - t) * 1000, False
+    grid = cv2.cvtColor(vboard.rectify_grid(image, location, PX_PER_CELL), cv2.COLOR_BGR2GRAY)
+    g = location.geometry
+    p, m = PX_PER_CELL, PX_PER_CELL // 8  # the cell without its border lines
+    crops = [grid[r * p + m:(r + 1) * p - m, c * p + m:(c + 1) * p - m]
+             for r in range(g.rows) for c in range(g.cols)]
+    texts = tesseract_read(crops, height=p)
+    cells = [[None] * g.cols for _ in range(g.rows)]
+    for k, text in enumerate(texts):
+        if text:
+            cells[k // g.cols][k % g.cols] = int(text) if game == "mixmath" else text[:1]
+    return cells, (time.perf_counter() - t) * 1000, False
+
+
+# -- the sets ------------------------------------------------------------------------------
+
+
+def _photos(game: str, tier: int, n: int, *, salt: int, resolution, hand: bool, desc: str):
+    for i in tqdm(range(n), desc=desc, unit="photo", leave=False, file=sys.stderr):
+        seed = photo_seed(BENCH_SEED + 1000 * salt + 10 * tier, i)
+        image, truth, _ = sample_photo(game, tier, seed, resolution=resolution, hand=hand,
+                                       fonts="held_out")
+        yield image, truth
+
+
+def _truth_cells(truth: dict):
+    """The truth's cells with occluded cells masked out of the comparison (None)."""
+    hidden = {tuple(c) for c in truth.get("occluded", [])}
+    return [[None if (r, c) in hidden else v for c, v in enumerate(row)]
+            for r, row in enumerate(truth["cells"])]
+
+
+def run(args) -> list[dict]:
+    rows = []
+    games = args.games
+    for salt, game in enumerate(games):
+        for tier in args.tiers:
+            ours, baseline, big = Tally(), Tally(), Tally()
+            label = f"{game} tier {tier}"
+            for i, (image, truth) in enumerate(_photos(game, tier, args.n, salt=salt,
+                                                       resolution=RES_1080P, hand=False,
+                                                       desc=label)):
+                cells, ms, flagged = boardsight_read(image, game)
+                ours.add(truth["cells"], cells, ms, flagged)
+                if i < args.baseline_n:
+                    cells, ms, _ = tesseract_only_read(image, game)
+                    baseline.add(truth["cells"], cells, ms)
+            for image, truth in _photos(game, tier, args.big_n, salt=salt + 50,
+                                        resolution=RES_12MP, hand=False, desc=label + " 12MP"):
+                cells, ms, flagged = boardsight_read(image, game)
+                big.add(truth["cells"], cells, ms, flagged)
+            rows.append({"set": label, "reader": "boardsight 1080p", **ours.row(),
+                         "wrongly flagged": _pct(ours.flagged, ours.photos)})
+            rows.append({"set": label, "reader": "boardsight 12 MP", **big.row(),
+                         "wrongly flagged": _pct(big.flagged, big.photos)})
+            rows.append({"set": label, "reader": "Tesseract only 1080p", **baseline.row(),
+                         "wrongly flagged": "-"})
+    if args.hand_n:
+        hands = Tally()
+        for salt, game in enumerate(games):
+            for tier in args.tiers:
+                for image, truth in _photos(game, tier, args.hand_n, salt=salt + 100,
+                                            resolution=RES_1080P, hand=True,
+                                            desc=f"{game} tier {tier} hands"):
+                    cells, ms, flagged = boardsight_read(image, game)
+                    # A hand that hides the board entirely is rejected too (no board).
+                    hands.add(_truth_cells(truth), cells, ms, flagged or cells is None)
+        rows.append({"set": "hand over the board", "reader": "boardsight 1080p",
+                     **hands.row(), "flagged": _pct(hands.flagged, hands.photos)})
+    if args.real and REAL.is_dir():
+        real = Tally()
+        truth = json.loads((REAL / "truth.json").read_text())["photos"]
+        for name, t in tqdm(sorted(truth.items()), desc="real Mathable", leave=False,
+                            file=sys.stderr):
+            image = cv2.imread(str(REAL / name))
+            cells, ms, flagged = boardsight_read(image, "mixmath")
+            real.add(t["cells"], cells, ms, flagged)
+        rows.append({"set": "real Mathable photos (4080×3072)", "reader": "boardsight",
+                     **real.row(), "wrongly flagged": _pct(real.flagged, real.photos)})
+    return rows
+
+
+def markdown(rows: list[dict]) -> str:
+    keys = ["set", "reader", "photos", "all right", "cells", "no board", "median ms", "p95 ms",
+            "wrongly flagged", "flagged", "hot spots"]
+    keys = [k for k in keys if any(k in r for r in rows)]
+    lines = ["| " + " | ".join(keys) + " |", "|" + " --- |" * len(keys)]
+    lines += ["| " + " | ".join(str(r.get(k, "")) for k in keys) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.vision", description=__doc__)
+    parser.add_argument("--games", nargs="+", default=["mixmath", "calculissimo"])
+    parser.add_argument("--tiers", nargs="+", type=int, default=[1, 2])
+    parser.add_argument("--n", type=int, default=300, help="1080p photos per game and tier")
+    parser.add_argument("--big-n", type=int, default=20, help="12 MP photos per game and tier")
+    parser.add_argument("--baseline-n", type=int, default=100,
+                        help="photos per game and tier also read by the Tesseract baseline")
+    parser.add_argument("--hand-n", type=int, default=100,
+                        help="photos with a hand over the board, per game and tier")
+    parser.add_argument("--no-real", dest="real", action="store_false",
+                        help="skip the real photos in ../shared/real/mathable")
+    parser.add_argument("--out", type=Path, help="also write the table to this file")
+    args = parser.parse_args(argv)
+    cv2.setNumThreads(1)  # one core, as the targets are stated
+    started = time.time()
+    table = markdown(run(args))
+    table += f"\n\n(bench.vision, {time.time() - started:.0f} s; {' '.join(sys.argv[1:])})\n"
+    print(table)
+    if args.out:
+        args.out.write_text(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
