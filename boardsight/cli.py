@@ -75,6 +75,49 @@ def cmd_print(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_read(args: argparse.Namespace) -> int:
+    from vision.board import BoardNotFound
+    from vision.photo import UnreadablePhoto, load_photo
+    from vision.reader import read_board
+
+    try:
+        image = load_photo(args.image)
+    except UnreadablePhoto as exc:
+        raise CliError(str(exc), EXIT_UNREADABLE) from None
+    try:
+        reading = read_board(image, args.game, profile=args.profile)
+    except BoardNotFound as exc:
+        raise CliError(f"{args.image}: no {args.game} board found ({exc})", EXIT_NO_BOARD) from None
+    except KeyError as exc:  # an unknown --profile
+        raise CliError(str(exc.args[0] if exc.args else exc), EXIT_UNREADABLE) from None
+    if args.debug:
+        from vision.debug import draw_reading
+
+        import cv2
+        cv2.imwrite(str(args.debug), draw_reading(image, reading))
+    if args.json:
+        _print_json(reading.to_json())
+    else:
+        sys.stdout.write(format_reading(reading))
+    return EXIT_OK
+
+
+def format_reading(reading) -> str:
+    """The reading as a text grid for people: unsure cells marked with '?', hidden ones '#'."""
+    hidden = set(map(tuple, reading.occluded))
+    lines = [f"{reading.game} {reading.rows}x{reading.cols}, read in {reading.ms:.0f} ms"]
+    for r, row in enumerate(reading.cells):
+        out = []
+        for c, value in enumerate(row):
+            text = "#" if (r, c) in hidden else ("." if value is None else str(value))
+            unsure = reading.confidence[r][c] < 0.9 and (r, c) not in hidden
+            out.append(f"{text + ('?' if unsure else ''):>4}")
+        lines.append("".join(out))
+    if hidden:
+        lines.append(f"{len(hidden)} cells hidden by a hand or object: take the photo again")
+    return "\n".join(lines) + "\n"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="boardsight", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -100,6 +143,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cols", type=int, default=None, help="Breakthrough only: board columns")
     p.add_argument("--dpi", type=int, default=300)
     p.set_defaults(func=cmd_print)
+
+    p = sub.add_parser("read", help="read every cell of a board in a photo")
+    p.add_argument("image", help="a photo (JPEG, PNG) of the board")
+    p.add_argument("--game", required=True, choices=("mixmath", "calculissimo"))
+    p.add_argument("--json", action="store_true", help="print the boardsight read JSON")
+    p.add_argument("--profile", default=None,
+                   help="board profile of an own set (default: recognise a known one)")
+    p.add_argument("--debug", metavar="OUT.png", help="draw what was found into OUT.png")
+    p.set_defaults(func=cmd_read)
     return parser
 
 
