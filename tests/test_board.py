@@ -164,6 +164,23 @@ def test_real_photo_seen_obliquely(half_photo, squeeze):
     _check_same_board(loc, np.linalg.inv(m), 0.06)
 
 
+@needs_real
+def test_next_frame_is_tracked_and_a_moved_board_found_afresh():
+    first = find_board(_read("game-10.jpg"), "mixmath")
+    nxt = _read("game-11.jpg")
+    tracked = find_board(nxt, "mixmath", previous=first)
+    assert tracked.details.get("tracked")
+    assert np.abs(tracked.grid_corners - REFERENCE).max() < 2.5
+    # the whole picture moved by one cell across and half a cell down: tracking would
+    # land on the neighbouring grid lines; the board must be found afresh, and right
+    shift = np.array([CELL_PX, CELL_PX / 2])
+    moved = cv2.warpAffine(nxt, np.float32([[1, 0, shift[0]], [0, 1, shift[1]]]),
+                           nxt.shape[1::-1])
+    again = find_board(moved, "mixmath", previous=first)
+    assert not again.details.get("tracked")
+    assert np.abs(again.grid_corners - (REFERENCE + shift)).max() < 2.5
+
+
 # ----------------------------------------------------------------------------------------
 # no board
 

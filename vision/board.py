@@ -197,7 +197,8 @@ class BoardLocation:
 
 def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | None = None,
                config: BoardConfig | None = None,
-               profile: str | BoardProfile | bool | None = None) -> BoardLocation:
+               profile: str | BoardProfile | bool | None = None,
+               previous: BoardLocation | None = None) -> BoardLocation:
     """Locate ``game``'s board in a photo.
 
     Parameters
@@ -212,6 +213,10 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
     profile : str, BoardProfile or False, optional
         An own set's profile (name, path or object); by default the game's known profiles
         are tried and the one whose colours match is used; False: none.
+    previous : BoardLocation, optional
+        Where the board was in the previous frame of the same camera: it is first refined
+        from there (a few ms); only if that fails (the board or camera moved more than
+        about a quarter of a cell, or the picture changed size) is it looked for afresh.
 
     Returns
     -------
@@ -229,6 +234,11 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
     t0 = time.perf_counter()
     photo = _Photo(image_bgr, cfg.work_long_side)
     default_geometry = geometry or board_geometry(game)
+    if previous is not None and previous.game == game:
+        tracked = _track(photo, previous, cfg)
+        if tracked is not None:
+            tracked.details["find_ms"] = (time.perf_counter() - t0) * 1000
+            return tracked
 
     # The grid first (it is cheap), on the working copy and, if what it saw there was
     # doubtful (thin printed lines merge squares at low resolution), on the next larger
@@ -268,8 +278,70 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
         raise BoardNotFound(f"no {game} board found: a grid-like pattern, but it does not fit "
                             f"a {loc.geometry.rows}x{loc.geometry.cols} board "
                             f"(quality {loc.quality:.2f})")
+    loc.details["image_size"] = image_bgr.shape[1::-1]
+    loc.details["snapshot"] = _snapshot(photo, loc.grid_homography, loc.geometry.rows,
+                                        loc.geometry.cols)
     loc.details["find_ms"] = (time.perf_counter() - t0) * 1000
     return loc
+
+
+_SNAPSHOT_PX = 4  # px per cell of the small top-down view a tracked frame is checked with
+
+
+def _snapshot(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """(rows + 2, cols + 2) * 4 px grey view of the grid and a cell of border, top-down."""
+    p = _SNAPSHOT_PX
+    to_rect = np.array([[p, 0, p - 0.5], [0, p, p - 0.5], [0, 0, 1.0]])
+    level_h = grid_h @ np.linalg.inv(photo.to_level(photo.scale))
+    return cv2.warpPerspective(photo.work_grey, to_rect @ level_h, ((cols + 2) * p, (rows + 2) * p),
+                               flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _ncc(a: np.ndarray, b: np.ndarray) -> float:
+    a = a.astype(np.float32) - a.mean()
+    b = b.astype(np.float32) - b.mean()
+    return float((a * b).sum() / (np.sqrt((a * a).sum() * (b * b).sum()) + 1e-6))
+
+
+def _track(photo: _Photo, previous: BoardLocation, cfg: BoardConfig) -> BoardLocation | None:
+    """The board refined from where it was in the previous frame, or None when it is not
+    (clearly) there any more. The grid lines repeat every cell, so a board that moved by
+    most of a cell would be refined onto its neighbour: the move is bounded, and a board
+    with special squares must still show them where the layout puts them."""
+    if previous.details.get("image_size") != photo.image.shape[1::-1]:
+        return None
+    g = previous.geometry
+    rows, cols = g.rows, g.cols
+    grid_h, fit = previous.grid_homography, None
+    for i, window in enumerate(cfg.track_window):
+        f = _refine(photo, grid_h, rows, cols, cfg, window, fine=i == len(cfg.track_window) - 1)
+        if f is None or _moved(grid_h, f.grid_h, rows, cols) > window:
+            return None
+        fit, grid_h = f, f.grid_h
+    if (fit.support < cfg.sure_support or fit.residual > 2 * cfg.good_residual_cells
+            or _moved(previous.grid_homography, grid_h, rows, cols) > cfg.track_max_move):
+        return None
+    # the board must look as it did, there and not a cell away (tiles come one at a time)
+    before = previous.details.get("snapshot")
+    if before is None:
+        return None
+    scores = {}
+    for shift in [(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)]:
+        now = _snapshot(photo, _shift(*shift) @ grid_h, rows, cols)
+        scores[shift] = _ncc(now, before)
+    if scores[(0, 0)] < cfg.track_min_similarity or max(scores, key=scores.get) != (0, 0):
+        return None
+    quality = _quality(fit, cfg, previous.orientation_certain)
+    details = {"residual_cells": fit.residual, "line_support": fit.support,
+               "grid_quality": _quality(fit, cfg, True), "tracked": True,
+               "markers": previous.details.get("markers"),
+               "image_size": previous.details.get("image_size"),
+               "snapshot": _snapshot(photo, grid_h, rows, cols)}
+    return BoardLocation.from_grid_homography(
+        previous.game, grid_h, g, quality=quality, method=previous.method,
+        orientation_certain=previous.orientation_certain,
+        orientation_scores=previous.orientation_scores, profile=previous.profile,
+        details=details)
 
 
 def rectify(image_bgr: np.ndarray, location: BoardLocation, px_per_cell: int = 64
@@ -486,9 +558,12 @@ def _cell_mask(grey: np.ndarray, cfg: BoardConfig) -> np.ndarray:
     typical = float(np.partition(sample, int(len(sample) * 0.75))[int(len(sample) * 0.75)])
     threshold = min(254.0, max(cfg.valley_threshold, cfg.valley_noise_factor * typical))
     line = cv2.compare(valley, np.full_like(valley, int(threshold)), cv2.CMP_GT)
-    neighbours = cv2.boxFilter(line // 255, cv2.CV_8U, (3, 3), normalize=False)
-    line = cv2.bitwise_and(line, cv2.compare(neighbours, np.full_like(neighbours, 3), cv2.CMP_GE))
-    return cv2.bitwise_not(cv2.bitwise_or(dark, line))
+    # a lone dark pixel (with fewer than 2 dark neighbours) is noise, not a line or a gap;
+    # dropping them halves the outlines traced on a textured table
+    apart = cv2.bitwise_or(dark, line)
+    neighbours = cv2.boxFilter(apart // 255, cv2.CV_8U, (3, 3), normalize=False)
+    apart = cv2.bitwise_and(apart, cv2.compare(neighbours, np.full_like(neighbours, 3), cv2.CMP_GE))
+    return cv2.bitwise_not(apart)
 
 
 def _bright_blobs(grey: np.ndarray, cfg: BoardConfig) -> _Blobs:
@@ -1295,6 +1370,9 @@ def _orientation(photo, grid_h, game, geometry, prof, cfg) -> tuple[int, np.ndar
     cues = []
     if prof is not None and prof.thumbnail is not None:
         cues.append(_thumbnail_scores(photo, grid_h, geometry, prof, turns))
+        top = np.sort(cues[0])
+        if top[-1] - top[-2] >= 2 * cfg.orientation_margin:
+            return _verdict(cues, turns, cfg)  # clear enough alone
     if fixed_numbers(game) and rows == cols:
         ink = _centre_ink_scores(photo, grid_h, rows, cols, prof)
         if ink is not None:
@@ -1309,8 +1387,13 @@ def _orientation(photo, grid_h, game, geometry, prof, cfg) -> tuple[int, np.ndar
             up[k] = d[0] / (np.hypot(*d) + 1e-9)  # 1 when the top edge runs left to right
         best = int(np.argmax(up))
         return best, np.roll(up, -best), False
-    # each cue's own verdict and margin; the clearest cue decides, and the answer is
-    # certain when it is clear and no other clear cue says otherwise
+    return _verdict(cues, turns, cfg)
+
+
+def _verdict(cues: list[np.ndarray], turns: list[int], cfg: BoardConfig
+             ) -> tuple[int, np.ndarray, bool]:
+    """Each cue's own verdict and margin; the clearest cue decides, and the answer is
+    certain when it is clear and no other clear cue says otherwise."""
     verdicts = []
     for sc in cues:
         sc = np.where([k in turns for k in range(4)], sc, -np.inf)

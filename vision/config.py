@@ -104,6 +104,14 @@ class BoardConfig:
     the fit; the inner lines' intersections place the outer ones to within their noise."""
     outlier_cells: float = 0.06
     """cells: a segment further than this (and than 3 MADs) from its fitted line is dropped."""
+    track_window: tuple[float, ...] = (0.25, 0.12)
+    """cells: search windows when refining from the previous frame's location."""
+    track_max_move: float = 0.3
+    """cells: a board that moved further than this between frames is looked for afresh
+    (grid lines repeat every cell: a larger move could land on the neighbouring line)."""
+    track_min_similarity: float = 0.6
+    """Correlation of the tracked board's small top-down view with the previous frame's
+    below which the frame is looked at afresh."""
     marker_trust_cells: tuple[float, ...] = (2.5, 5.0, 9.0)
     """cells: with markers only, the grid lines are refined outwards from the markers in
     these steps (a homography from one marker extrapolates badly)."""
