@@ -293,15 +293,17 @@ def test_drawn_print_board_found_by_markers(turn, tilt, hide):
     assert _grid_error_cells(loc, g, mm_to_px) < 0.06  # right grid, right top-left
 
 
-@pytest.mark.parametrize("hide", [(), ("BL",), ("TR", "BL")])
-def test_markers_alone_when_a_hand_covers_the_grid(hide):
+@pytest.mark.parametrize("hide,tolerance", [((), 0.06), (("BL",), 0.2), (("TR", "BL"), 0.3)])
+def test_markers_alone_when_a_hand_covers_the_grid(hide, tolerance):
+    # a few uncovered lines next to the markers are all the grid shows: the markers'
+    # corners (a pixel or so off at ~20 px) carry the fit, and their error grows with the
+    # distance from them -- good enough to tell which cells the hand hides
     g, board, ppm = _flat_board()
     img, mm_to_px = _photograph(board, ppm, g, turn_deg=25.0, tilt=0.8, hide=hide,
                                 cover_grid=True)
     loc = find_board(img, "mixmath")
     assert loc.method == "markers"
-    # a few uncovered lines near the markers are all the grid shows
-    assert _grid_error_cells(loc, g, mm_to_px) < 0.15
+    assert _grid_error_cells(loc, g, mm_to_px) < tolerance
 
 
 def test_markers_of_another_game_are_named():

@@ -256,7 +256,8 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
     markers: list = []
     if loc is None or not _is_sure(loc, cfg):
         best_found: dict = {}
-        for level in photo.locate_levels(cfg.locate_levels):
+        # finest copy first: a homography from a few markers extrapolates their error
+        for level in photo.locate_levels(cfg.locate_levels)[::-1]:
             markers = _detect_markers(photo.halving(level), cfg)
             found = _markers_of(markers, game, np.linalg.inv(photo.to_level(level)))
             if len(found) > len(best_found):
@@ -1157,7 +1158,8 @@ def _find_by_markers(photo: _Photo, game: str, geometry: BoardGeometry,
     for i, (radius, window) in enumerate(passes):
         trust = None if radius is None else (centres, radius)
         f = _refine(photo, grid_h, rows, cols, cfg, window, i == len(passes) - 1, trust, anchors)
-        if f is not None:
+        # the lines may not pull the grid off the markers (a hand's edge is a line too)
+        if f is not None and _marker_misfit(f.grid_h, anchors) <= cfg.marker_misfit_cells:
             fit, grid_h = f, f.grid_h
     quality = _quality(fit, cfg, True) if fit else 0.3
     details = {"markers": sorted(found), "residual_cells": fit.residual if fit else None,
@@ -1166,6 +1168,11 @@ def _find_by_markers(photo: _Photo, game: str, geometry: BoardGeometry,
         game, grid_h, geometry, quality=quality, method="markers",
         orientation_certain=True, orientation_scores=np.array([1.0, 0, 0, 0]),
         details=details)
+
+
+def _marker_misfit(grid_h: np.ndarray, anchors: tuple[np.ndarray, np.ndarray]) -> float:
+    """Largest distance (cells) between the marker corners seen and where grid_h puts them."""
+    return float(np.linalg.norm(_apply(grid_h, anchors[0]) - anchors[1], axis=1).max())
 
 
 def _quality(fit: _Fit, cfg: BoardConfig, certain: bool) -> float:

@@ -87,10 +87,10 @@ class BoardConfig:
     """px per cell of the rectified strip the grid lines are searched in."""
     refine_min_cell_px: float = 16.0
     """px: refine on a copy where a cell is at least this big (else a larger copy)."""
-    fine_px_per_cell: int = 32
-    fine_min_cell_px: float = 40.0
+    fine_px_per_cell: int = 24
+    fine_min_cell_px: float = 30.0
     """The last pass looks closer: a copy with cells >= this, a strip of this px per cell
-    (a Mathable gap is a tenth of a cell: 3 px there)."""
+    (a Mathable gap is a tenth of a cell: over 2 px there)."""
     search_window: tuple[float, ...] = (0.3, 0.15)
     """cells: how far either side of its predicted place each grid line is searched, per
     pass (the first pass corrects the coarse lattice, later ones polish)."""
@@ -104,6 +104,9 @@ class BoardConfig:
     the fit; the inner lines' intersections place the outer ones to within their noise."""
     outlier_cells: float = 0.06
     """cells: a segment further than this (and than 3 MADs) from its fitted line is dropped."""
+    marker_misfit_cells: float = 0.06
+    """cells: a refinement on the grid lines that moves the grid further than this from
+    the markers' corners is not taken."""
     track_window: tuple[float, ...] = (0.25, 0.12)
     """cells: search windows when refining from the previous frame's location."""
     track_max_move: float = 0.3
