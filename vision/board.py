@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import cv2
@@ -1083,6 +1083,30 @@ def _cell_px_of(grid_h: np.ndarray, rows: int, cols: int) -> float:
 # the two ways in
 
 
+@dataclass(frozen=True)
+class _Look:
+    """What the grid of a game's board looks like to the finder."""
+
+    dark_cells: bool = False  # the lattice is of dark blobs (holes), not light squares
+    lines: bool = True        # grid lines (or gaps) run between the cells
+    neighbour_pitch: tuple[float, float] | None = None  # BoardConfig's, unless given
+    min_cell_px: float | None = None
+
+    def tune(self, cfg: BoardConfig) -> BoardConfig:
+        """The config with this look's overrides."""
+        changes = {k: v for k, v in (("neighbour_pitch", self.neighbour_pitch),
+                                     ("min_cell_px", self.min_cell_px)) if v is not None}
+        return replace(cfg, **changes) if changes else cfg
+
+
+# Mastermind's code holes are dark discs in rows, with no lines between them; a chequered
+# Breakthrough board is a later issue (its light squares touch only at their corners, so
+# their lattice is the diagonal one).
+_LOOK = {"mixmath": _Look(), "calculissimo": _Look(), "breakthrough": _Look(),
+         "mastermind": _Look(dark_cells=True, lines=False, neighbour_pitch=(1.5, 4.5),
+                             min_cell_px=3.0)}
+
+
 def _is_sure(loc: BoardLocation, cfg: BoardConfig) -> bool:
     """Good enough to stop looking: a clear grid, placed without doubt (which side is up
     may still be in doubt: looking closer would not settle that)."""
@@ -1096,7 +1120,10 @@ def _find_by_grid(photo: _Photo, level: int, game: str, geometry: BoardGeometry 
     base = geometry or board_geometry(game)
     rows, cols = base.rows, base.cols
     t0 = time.perf_counter()
-    blobs = _bright_blobs(photo.halving(level), cfg)
+    look = _LOOK.get(game, _LOOK["mixmath"])
+    cfg = look.tune(cfg)
+    grey = photo.halving(level)
+    blobs = _bright_blobs(cv2.bitwise_not(grey) if look.dark_cells else grey, cfg)
     lat = _best_lattice(blobs, cfg, limit=2 * max(rows, cols))
     need = int(math.ceil(cfg.min_cells_frac * rows * cols))
     found = 0 if lat is None else len(lat.idx)
@@ -1112,7 +1139,10 @@ def _find_by_grid(photo: _Photo, level: int, game: str, geometry: BoardGeometry 
     grid_h = grid_h_level @ photo.to_level(level)
     t1 = time.perf_counter()
     fit, ambiguous = None, len(shifts) > 1
-    windows = cfg.search_window[:cfg.refine_passes]
+    windows = cfg.search_window[:cfg.refine_passes] if look.lines else ()
+    if not look.lines:
+        # no grid lines (a hole board): the lattice's least-squares fit to every hole found
+        fit = _Fit(grid_h, lat.residual, found / (rows * cols))
     for i, window in enumerate(windows):
         f = _refine(photo, grid_h, rows, cols, cfg, window, fine=i == len(windows) - 1)
         if f is None or _moved(grid_h, f.grid_h, rows, cols) > max(window, 0.1) * 1.5:
