@@ -1,0 +1,196 @@
+"""The cell reader on rectified grids: flat boards drawn by calibration.artwork (print
+and Mathable looks, held-out fonts), the real Mathable photos, Tesseract batching, hands."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration import artwork
+from calibration.fonts import font_split
+from calibration.geometry import board_geometry
+from calibration.styles import mathable_style, print_style
+from vision import tiles
+
+P = 64
+REAL = Path(__file__).parents[1].parent / "shared" / "real" / "mathable"
+
+# The real photos: the camera stood still through the game; the grid's corners (TL TR BR
+# BL, full-size pixels) were measured once on the photos (the gaps between the squares)
+# and checked by drawing the grid. The calibration shots were taken separately.
+GAME_CORNERS = [[877.0, 1776.0], [2322.5, 1777.0], [2325.0, 3236.5], [874.0, 3232.0]]
+CORNERS = {"empty-1.jpg": [[881.0, 1775.0], [2323.0, 1776.0], [2324.5, 3232.0], [879.0, 3227.5]],
+           "empty-2.jpg": [[878.0, 1774.0], [2323.5, 1774.0], [2325.0, 3233.5], [876.0, 3226.5]],
+           "tile-set.jpg": [[880.0, 1772.0], [2322.0, 1772.0], [2326.0, 3231.5], [877.0, 3224.5]]}
+
+
+def flat_grid(game, style, cells, seed=None):
+    """The playing grid of a perfect top-down board (artwork), P px per cell."""
+    g = board_geometry(game)
+    s = P / g.cell_mm
+    img = artwork.draw_position(g, style, cells, s, seed)
+    x0, y0 = (int(round(v * s)) for v in g.grid_origin_mm)
+    return img[y0:y0 + g.rows * P, x0:x0 + g.cols * P]
+
+
+def random_position(game, rng, n):
+    """n tiles/tokens on random free cells (never on Mixmath's printed centre)."""
+    g = board_geometry(game)
+    cells = [[None] * g.cols for _ in range(g.rows)]
+    kinds = tiles.square_kinds_of(game, g.rows, g.cols)
+    free = [(r, c) for r in range(g.rows) for c in range(g.cols) if kinds[r, c] != "fixed"]
+    values = (sorted(tiles.MIXMATH_VALUES) if game == "mixmath"
+              else list("0123456789+-x/"))
+    for i in rng.permutation(len(free))[:n]:
+        r, c = free[i]
+        cells[r][c] = values[int(rng.integers(len(values)))]
+    return cells
+
+
+def wrong_cells(cells, truth):
+    return [((r, c), got, want) for r, (row, trow) in enumerate(zip(cells, truth))
+            for c, (got, want) in enumerate(zip(row, trow)) if got != want]
+
+
+# --------------------------------------------------------------------------- decoding
+
+def test_tile_set_prior_prefers_valid_numbers():
+    p = np.full((2, 10), 0.001)
+    p[0, 7] = 0.99          # "7?" : 70 and 72 are tiles, 77 is not
+    p[1, 7] = 0.6
+    p[1, 2] = 0.39
+    value, conf, _ = tiles.decode_mixmath(p)
+    assert value == 72 and conf < 0.5          # the invalid 77 is never returned ...
+    one = np.full((1, 10), 0.001)
+    one[0, 9] = 0.99
+    assert tiles.decode_mixmath(one)[:2] == (9, pytest.approx(0.99))
+
+
+def test_decode_token_marks_a_doubtful_split():
+    p = np.full((1, len(tiles.digits.CLASSES)), 0.01)
+    p[0, tiles.digits.CLASSES.index("x")] = 0.86
+    assert tiles.decode_token(p)[0] == "x"
+    assert tiles.decode_token(np.vstack([p, p]))[1] < 0.5
+
+
+# ----------------------------------------------------------------- flat, drawn boards
+
+@pytest.mark.parametrize("game,style", [("mixmath", print_style("mixmath")),
+                                        ("mixmath", mathable_style()),
+                                        ("calculissimo", print_style("calculissimo"))])
+def test_empty_boards_read_empty(game, style):
+    """Special squares' printing (2x, 3x, signs, the centre 1 2 3 4) is never a tile."""
+    g = board_geometry(game)
+    grid = flat_grid(game, style, [[None] * g.cols for _ in range(g.rows)])
+    cells, conf, occluded = tiles.read_cells(grid, game)
+    assert all(v is None for row in cells for v in row)
+    assert occluded == [] and conf.min() > 0.5
+
+
+@pytest.mark.parametrize("game,style_of,seed", [
+    ("mixmath", lambda f: replace(print_style("mixmath"), font=f), 1),
+    ("mixmath", lambda f: replace(mathable_style(), font=f), 2),
+    ("calculissimo", lambda f: replace(print_style("calculissimo"), font=f), 3)])
+def test_positions_in_held_out_fonts_read_right(game, style_of, seed):
+    """Tiles offset and turned (up to 10 % / 10 deg) in faces the classifier never saw."""
+    _, held_out = font_split()
+    rng = np.random.default_rng(seed)
+    for k in range(2):
+        font = str(held_out[int(rng.integers(len(held_out)))])
+        truth = random_position(game, rng, 40)
+        grid = flat_grid(game, style_of(font), truth, seed=seed * 10 + k)
+        cells, conf, _ = tiles.read_cells(grid, game)
+        assert wrong_cells(cells, truth) == [], Path(font).name
+
+
+def test_a_hand_over_the_board_is_occluded_not_read():
+    truth = random_position("mixmath", np.random.default_rng(4), 30)
+    grid = flat_grid("mixmath", print_style("mixmath"), truth, seed=4).copy()
+    hand = np.zeros(grid.shape[:2], np.uint8)
+    cv2.ellipse(hand, (300, 420), (170, 110), 30, 0, 360, 255, -1)   # a palm ...
+    cv2.rectangle(hand, (330, 0), (470, 380), 255, -1)               # ... and an arm
+    grid[hand > 0] = (120, 150, 205)                                # BGR skin
+    cells, conf, occluded = tiles.read_cells(grid, "mixmath")
+    covered = {(r, c) for r in range(14) for c in range(14)
+               if hand[r * P + 16:(r + 1) * P - 16, c * P + 16:(c + 1) * P - 16].mean() > 200}
+    assert covered <= set(occluded)
+    assert all(cells[r][c] is None and conf[r, c] == 0 for r, c in occluded)
+    clean = [(rc, got, want) for rc, got, want in wrong_cells(cells, truth) if rc not in occluded]
+    assert clean == []
+
+
+# -------------------------------------------------------------------------- Tesseract
+
+def test_tesseract_is_one_batched_call_for_unsure_cells_only(monkeypatch):
+    pytesseract = pytest.importorskip("pytesseract")
+    truth = random_position("mixmath", np.random.default_rng(5), 25)
+    grid = flat_grid("mixmath", print_style("mixmath"), truth, seed=5)
+    calls = []
+
+    def fake_boxes(image, config="", **kw):
+        calls.append(image.shape)
+        return ""
+    monkeypatch.setattr(pytesseract, "image_to_boxes", fake_boxes)
+    sent = []
+    real_read = tiles.tesseract_read
+    monkeypatch.setattr(tiles, "tesseract_read",
+                        lambda crops, h=48: sent.append(len(crops)) or real_read(crops, h))
+    tiles.read_cells(grid, "mixmath", config=tiles.TilesConfig(unsure_below=0.0))
+    assert calls == [] and sent == []                      # nobody unsure: no Tesseract
+    tiles.read_cells(grid, "mixmath", config=tiles.TilesConfig(unsure_below=1.01))
+    assert len(calls) == 1 and sent == [25]                # everyone unsure: ONE call
+    # by default only the cells the classifier is unsure of go (maybe none)
+    _, conf, _ = tiles.read_cells(grid, "mixmath", config=tiles.TilesConfig(use_tesseract=False))
+    unsure = int(((conf < tiles.TilesConfig().unsure_below) & (conf > 0)).sum())
+    calls.clear()
+    sent.clear()
+    tiles.read_cells(grid, "mixmath")
+    assert len(calls) == (1 if unsure else 0) and sent == ([unsure] if unsure else [])
+
+
+def test_tesseract_sheet_keeps_crops_apart():
+    crops = [np.full((20, 10 * (i + 1)), 0, np.uint8) for i in range(11)]
+    sheet, boxes = tiles.tesseract_sheet(crops, 30, per_row=4)
+    assert len(boxes) == 11 and sheet.dtype == np.uint8
+    for (a0, b0, a1, b1), (c0, d0, c1, d1) in zip(boxes, boxes[1:]):
+        assert a1 < c0 or b1 < d0                        # no two crops touch
+
+
+# ------------------------------------------------------------------ the real photos
+
+def real_grid(name: str) -> np.ndarray:
+    img = cv2.imread(str(REAL / name), cv2.IMREAD_REDUCED_COLOR_2)
+    src = np.float32(CORNERS.get(name, GAME_CORNERS)) / 2
+    dst = np.float32([[0, 0], [14 * P, 0], [14 * P, 14 * P], [0, 14 * P]])
+    m = cv2.getPerspectiveTransform(src, dst)
+    return cv2.warpPerspective(img, m, (14 * P, 14 * P), flags=cv2.INTER_AREA)
+
+
+@pytest.fixture(scope="module")
+def real_truth():
+    if not (REAL / "truth.json").exists():
+        pytest.skip("../shared/real/mathable is not here")
+    return json.loads((REAL / "truth.json").read_text())["photos"]
+
+
+@pytest.mark.slow
+def test_real_mathable_photos_every_cell_right(real_truth):
+    wrong = {}
+    for name, truth in real_truth.items():
+        cells, conf, occluded = tiles.read_cells(real_grid(name), "mixmath")
+        bad = wrong_cells(cells, truth["cells"])
+        if bad or occluded:
+            wrong[name] = (bad, occluded)
+    assert wrong == {}
+
+
+def test_real_empty_boards_read_empty(real_truth):
+    for name in ("empty-1.jpg", "empty-2.jpg"):
+        cells, conf, occluded = tiles.read_cells(real_grid(name), "mixmath")
+        assert all(v is None for row in cells for v in row), name
+        assert occluded == []

@@ -1,0 +1,97 @@
+"""The thin orchestrator: photo -> :class:`~vision.reading.BoardReading`, timing each stage.
+
+Stages (their ms are in ``BoardReading.stage_ms``): ``find`` (locate the board and which
+side is up, :func:`vision.board.find_board`), ``rectify`` (the playing grid top-down,
+:func:`vision.board.rectify_grid`) and ``cells`` (every cell read,
+:func:`vision.tiles.read_cells`; its own steps are ``cells.stats``, ``cells.segment``,
+``cells.classify`` and, only when some cell was unsure, ``cells.tesseract``).
+
+    reading = read_board(cv2.imread("photo.jpg"), "mixmath")
+    print(reading.dumps())
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from . import tiles
+from .reading import BoardReading
+
+PX_PER_CELL = 64
+"""Rectified cell side the cell reader works at (digits ~25 px tall)."""
+
+
+def _tiles_config(config: Any) -> tiles.TilesConfig | None:
+    """A TilesConfig, or the ``tiles`` part of a VisionConfig, or None (defaults)."""
+    if config is None or isinstance(config, tiles.TilesConfig):
+        return config
+    return getattr(config, "tiles", None)
+
+
+def _board_config(config: Any):
+    return getattr(config, "board", None) if config is not None else None
+
+
+def _profile_object(profile: Any, location) -> Any:
+    """The BoardProfile the cell reader should use: the one given (object or name), else
+    the one the board finder matched, else None."""
+    from calibration.profiles import load_profile
+    if profile is False:
+        return None
+    if isinstance(profile, str):
+        return load_profile(profile)
+    if profile is not None:
+        return profile
+    name = getattr(location, "profile", None)
+    if name:
+        try:
+            return load_profile(name)
+        except KeyError:
+            return None
+    return None
+
+
+def read_board(image_bgr: np.ndarray, game: str, *, profile: Any = None,
+               config: Any = None) -> BoardReading:
+    """Read a photo of a Mixmath or Calculissimo board.
+
+    Parameters
+    ----------
+    image_bgr : (H, W, 3) uint8 ndarray
+    game : "mixmath" or "calculissimo"
+    profile : board profile name, path, ``BoardProfile``, False (none), or None (the one
+        the board finder recognises, if any)
+    config : ``vision.config.VisionConfig`` (its ``board`` and ``tiles`` parts) or a
+        ``TilesConfig``
+
+    Raises
+    ------
+    vision.board.BoardNotFound
+        No board of ``game`` in the picture.
+    """
+    from . import board
+
+    t0 = time.perf_counter()
+    stage_ms: dict[str, float] = {}
+    find_kw = {"config": _board_config(config)}
+    if profile is not None and not isinstance(profile, str) and profile is not False:
+        find_kw["profile"] = profile
+    elif isinstance(profile, str) or profile is False:
+        find_kw["profile"] = profile
+    location = board.find_board(image_bgr, game, **find_kw)
+    t1 = time.perf_counter()
+    stage_ms["find"] = (t1 - t0) * 1000
+    grid = board.rectify_grid(image_bgr, location, PX_PER_CELL)
+    t2 = time.perf_counter()
+    stage_ms["rectify"] = (t2 - t1) * 1000
+    g = location.geometry
+    cells, conf, occluded = tiles.read_cells(
+        grid, game, profile=_profile_object(profile, location), config=_tiles_config(config),
+        shape=(g.rows, g.cols), timings=stage_ms)
+    t3 = time.perf_counter()
+    stage_ms["cells"] = (t3 - t2) * 1000
+    return BoardReading(game, g.rows, g.cols, cells, conf, location.corners,
+                        occluded=occluded, ms=(t3 - t0) * 1000, stage_ms=stage_ms)

@@ -1,0 +1,803 @@
+"""Read the cells of a rectified Mixmath or Calculissimo grid: empty, or the tile's value.
+
+The input is the top-down image of just the playing grid (``vision.board.rectify_grid``):
+cell (r, c) is ``grid[r*p:(r+1)*p, c*p:(c+1)*p]``. One pass over the whole grid:
+
+1. **Colour statistics per cell** (vectorised): the *face* colour (median of the cell's
+   centre) and the darkest ink level. A cell holds a tile when its face is light and
+   near-grey (tiles are cream, ivory, pale wood) *and* it carries dark, near-grey ink of a
+   plausible amount. Special squares are coloured (their face fails the first test) and
+   plain squares carry no ink; the centre 1-2-3-4 are dark numerals on orange: not a tile.
+2. **Ink components** of all tile cells in one ``connectedComponentsWithStats`` call over a
+   per-cell threshold map; per cell they are filtered (specks, grid-line pieces, the
+   underline or dot that marks 6 and 9), grouped into glyphs (components that overlap
+   horizontally: ÷, =, a broken stroke) and, on Mixmath, a glyph too wide for one digit
+   is split in two at its thinnest column.
+3. **Glyph classifier** (:mod:`vision.digits`): shape features and a small model trained on
+   many fonts, one batched call for the whole board; a Mixmath number must be in the tile
+   set (0..20 and products of two numbers 1..10): the best *valid* reading is chosen, and
+   its probability is the cell's confidence.
+4. **Tesseract** only for cells still unsure, all pasted into one strip image and read in
+   one ``pytesseract`` call per board (digits only; tokens rely on the classifier).
+5. **Occlusion**: skin-coloured cells, or cells whose face is neither board nor tile,
+   grouped into blobs; a blob large enough to be a hand or arm marks its cells occluded.
+
+Cell values: Mixmath an int 0..99, Calculissimo ``"0".."9" "+" "-" "x" "/"`` or ``"?"``
+(a joker); None = empty (or occluded).
+
+>>> grid = np.full((64, 128, 3), (240, 230, 220), np.uint8)   # two plain light squares
+>>> cells, conf, occluded = read_cells(grid, "mixmath", shape=(1, 2))
+>>> cells, occluded
+([[None, None]], [])
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from . import digits
+
+GAMES = ("mixmath", "calculissimo")
+"""The games whose cells hold numbered tiles or tokens."""
+
+
+def mixmath_tile_values() -> frozenset[int]:
+    """The numbers printed on Mixmath tiles: 0..20 and the products a*b of 1..10 up to 90.
+
+    >>> v = mixmath_tile_values(); len(v), 90 in v, 23 in v, 100 in v
+    (46, True, False, False)
+    """
+    products = {a * b for a in range(1, 11) for b in range(1, 11)}
+    return frozenset(set(range(21)) | {n for n in products if n <= 90})
+
+
+MIXMATH_VALUES = mixmath_tile_values()
+
+
+@dataclass(frozen=True)
+class TilesConfig:
+    """Tunables of the cell reader. Lengths are fractions of a cell; colours are 8-bit
+    OpenCV Lab (L 0..255, a/b offset by 128) or 8-bit grey levels."""
+
+    stats_px: int = 16                  # cell side of the downsampled image for colour stats
+    face_frac: float = 0.6              # central part of a cell whose median is the face colour
+    zone_frac: float = 0.9              # central part of a cell where ink may lie
+    dark_frac: float = 0.6              # central part where ink level and share are measured
+    face_min_l: float = 60.0            # a tile face is not dark ...
+    face_max_chroma: float = 45.0       # ... and not strongly coloured (cream, pale wood)
+    ink_min_contrast: float = 25.0      # face grey minus darkest (3x3-blurred) ink grey,
+    ink_min_rel_contrast: float = 0.3   # ... also relative to the face (dim light)
+    ink_max_spread: float = 30.0        # ink is black/dark grey: its B,G,R spread is at
+    ink_spread_face: float = 0.8        # most this + this * the face's (coloured print fails)
+    ink_min_frac: float = 0.012         # share of the centre that is ink on a tile
+    ink_max_frac: float = 0.45
+    ink_level: float = 0.5              # ink is darker than face - ink_level * contrast;
+    ink_grow_level: float = 0.3         # ... and grows into pixels darker than this level
+                                        # (hysteresis: faint strokes stay joined)
+
+    speck_area: float = 0.0025          # components smaller than this * p^2 are noise
+    glyph_min_h: float = 0.14           # a glyph is at least this tall ...
+    glyph_max_h: float = 0.80           # ... at most this tall
+    glyph_max_w: float = 0.85
+    edge_band: float = 0.12             # a thin component this close to the cell's edge ...
+    line_thin: float = 0.035            # ... (this thin, at least 2 px) is a gap or rim line
+    edge_elongated: float = 2.5         # touching the ink zone's edge and this elongated:
+                                        # the square showing beside an offset tile
+    underline_flat: float = 0.4         # h < this * w: flat (an underline, a minus)
+    underline_taller: float = 2.0       # an underline lies below a glyph this much taller
+    speck_ratio: float = 0.12           # a component above/below a glyph, this small, is dirt
+    mark_ratio: float = 0.5             # a group shorter than this * the tallest is a mark
+    merge_overlap: float = 0.5          # x-overlap (of the narrower) that joins components
+    split_aspect: float = 1.0           # a Mixmath glyph wider than this * height is 2 digits
+    split_window: tuple[float, float] = (0.3, 0.7)  # where in its width a glyph is split
+
+    lab_l_weight: float = 0.5           # lightness counts half in colour distances (shade)
+    square_sep: float = 14.0            # a tile's face differs this much from the square
+    square_sep_alone: float = 30.0      # ... when the tiles' own colour is not known
+    free_share: float = 0.25            # a kind's colour from its ink-free squares when
+                                        # at least this share of them is free
+    blank_match: float = 12.0           # an ink-less face this near the tiles' is a blank
+    conf_rejected_candidate: float = 0.8  # an empty cell that had tile-like ink
+    conf_blank: float = 0.7             # a blank / joker (no ink to confirm it)
+
+    unsure_below: float = 0.9           # cells below this confidence go to Tesseract
+    use_tesseract: bool = True
+    tesseract_trust: float = 0.9        # how much a Tesseract read is believed
+    tesseract_px: int = 48              # height each unsure tile is pasted at in the strip
+
+    skin_min_frac: float = 0.5          # a cell this much skin-coloured is a hand candidate
+    occluder_min_cells: int = 2         # a blob of at least this many cells is a hand/arm
+    skin_edge_frac: float = 0.04        # next to such a blob, a cell this much skin is
+    occluder_grow: int = 2              # ... hidden in part (grown this many cells out)
+
+
+@dataclass
+class CellStats:
+    """Per-cell colour statistics of a rectified grid (arrays (rows, cols) unless noted)."""
+
+    face_lab: np.ndarray     # (rows, cols, 3) median Lab of the cell's centre
+    face_grey: np.ndarray    # median grey of the centre
+    face_spread: np.ndarray  # max - min of the face's B, G, R: how coloured it is
+    dark: np.ndarray         # darkest 3x3-blurred grey in the centre
+    chroma: np.ndarray       # Lab chroma of the face
+    ink_frac: np.ndarray     # share of the centre darker than the ink threshold
+    ink_spread: np.ndarray   # mean B, G, R spread of those ink pixels
+    skin_frac: np.ndarray    # share of skin-coloured pixels
+    grey: np.ndarray         # (rows*p, cols*p) uint8 grey image of the grid
+    ink: np.ndarray          # (rows*p, cols*p) bool: below the cell's ink threshold
+
+    @property
+    def contrast(self) -> np.ndarray:
+        return self.face_grey - self.dark
+
+
+@dataclass
+class Glyph:
+    """One glyph cut from a tile: soft ink image (1 = ink) and where it came from."""
+
+    cell: tuple[int, int]
+    image: np.ndarray        # (h, w) float32 0..1
+    box: tuple[int, int, int, int]  # x, y, w, h in grid pixels
+
+
+@dataclass
+class CellGlyphs:
+    """The glyphs of one tile cell, left to right, and whether segmentation looked sane."""
+
+    cell: tuple[int, int]
+    glyphs: list[Glyph] = field(default_factory=list)
+    seg_ok: bool = True
+
+
+def _grid_shape(game: str, shape: tuple[int, int] | None, profile: Any) -> tuple[int, int]:
+    if shape is not None:
+        return int(shape[0]), int(shape[1])
+    if profile is not None and getattr(profile, "rows", None):
+        return int(profile.rows), int(profile.cols)
+    from calibration.geometry import board_geometry
+    g = board_geometry(game)
+    return g.rows, g.cols
+
+
+def _cells_view(img: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """(rows*p, cols*p[, ch]) -> (rows, cols, p, p[, ch]) view-copy."""
+    p = img.shape[0] // rows
+    img = img[:rows * p, :cols * p]
+    shape = (rows, p, cols, p) + img.shape[2:]
+    axes = (0, 2, 1, 3) + tuple(range(4, img.ndim + 2))
+    return img.reshape(shape).transpose(axes)
+
+
+def _centre(n: int, frac: float) -> slice:
+    m = int(round(n * (1 - frac) / 2))
+    return slice(m, n - m)
+
+
+def cell_stats(grid_bgr: np.ndarray, rows: int, cols: int,
+               config: TilesConfig | None = None) -> CellStats:
+    """Colour and ink statistics of every cell, vectorised over the whole grid.
+
+    Parameters
+    ----------
+    grid_bgr : (rows*p, cols*p, 3) uint8
+    """
+    cfg = config or TilesConfig()
+    p = grid_bgr.shape[0] // rows
+    grid_bgr = grid_bgr[:rows * p, :cols * p]
+    s = cfg.stats_px
+    small = cv2.resize(grid_bgr, (cols * s, rows * s), interpolation=cv2.INTER_AREA)
+    lab_c = _cells_view(cv2.cvtColor(small, cv2.COLOR_BGR2LAB), rows, cols)
+    fc = _centre(s, cfg.face_frac)
+    face_lab = np.median(lab_c[:, :, fc, fc].reshape(rows, cols, -1, 3), axis=2)
+    chroma = np.hypot(face_lab[..., 1] - 128, face_lab[..., 2] - 128)
+    small_c = _cells_view(small, rows, cols)[:, :, fc, fc].reshape(rows, cols, -1, 3)
+    face_bgr = np.median(small_c, axis=2)
+    face_grey = face_bgr @ np.array([0.114, 0.587, 0.299])   # BGR -> grey weights
+    face_spread = face_bgr.max(axis=2) - face_bgr.min(axis=2)
+
+    grey = cv2.cvtColor(grid_bgr, cv2.COLOR_BGR2GRAY)
+    dc = _centre(p, cfg.dark_frac)
+    dark = _cells_view(cv2.blur(grey, (3, 3)), rows, cols)[:, :, dc, dc].min(axis=(2, 3))
+    dark = dark.astype(np.float32)
+    thr = face_grey - cfg.ink_level * (face_grey - dark)
+    ink = grey < _per_pixel(thr.astype(np.float32), p)
+    spread = cv2.subtract(cv2.max(cv2.max(grid_bgr[..., 0], grid_bgr[..., 1]), grid_bgr[..., 2]),
+                          cv2.min(cv2.min(grid_bgr[..., 0], grid_bgr[..., 1]), grid_bgr[..., 2]))
+    ink_c = _cells_view(ink, rows, cols)[:, :, dc, dc]
+    n_ink = ink_c.sum(axis=(2, 3))
+    ink_frac = n_ink / float(ink_c.shape[2] * ink_c.shape[3])
+    spread_sum = (_cells_view(spread, rows, cols)[:, :, dc, dc] * ink_c).sum(axis=(2, 3))
+    ink_spread = spread_sum / np.maximum(n_ink, 1)
+
+    skin = _skin_mask(lab_c.reshape(rows, cols, -1, 3).astype(np.float32))
+    return CellStats(face_lab, face_grey.astype(np.float32), face_spread.astype(np.float32),
+                     dark, chroma.astype(np.float32), ink_frac.astype(np.float32),
+                     ink_spread.astype(np.float32), skin.mean(axis=2), grey, ink)
+
+
+def _per_pixel(values: np.ndarray, p: int) -> np.ndarray:
+    """(rows, cols) per-cell values -> (rows*p, cols*p) image."""
+    return np.repeat(np.repeat(values, p, axis=0), p, axis=1)
+
+
+def _skin_mask(lab: np.ndarray) -> np.ndarray:
+    """Skin-coloured pixels: reddish-yellow of moderate chroma, a < b < 2.2 a. Orange
+    print is far more saturated (or yellower), pale wood has almost no red."""
+    L, a, b = lab[..., 0], lab[..., 1] - 128, lab[..., 2] - 128
+    return ((L > 40) & (L < 240) & (a > SKIN_A[0]) & (a < SKIN_A[1]) & (b > 0.5 * a)
+            & (b < 2.2 * a) & (a * a + b * b < SKIN_MAX_CHROMA ** 2))
+
+
+SKIN_A = (6.0, 35.0)        # Lab a* range of skin under 2700-6500 K
+SKIN_MAX_CHROMA = 45.0      # skin is never as vivid as orange print
+
+
+def tile_candidates(stats: CellStats, config: TilesConfig | None = None) -> np.ndarray:
+    """(rows, cols) bool: cells whose face and ink look like a numbered tile: a light,
+    near-grey face carrying dark ink that is no more coloured than the face."""
+    cfg = config or TilesConfig()
+    contrast = stats.contrast
+    return ((stats.face_lab[..., 0] >= cfg.face_min_l)
+            & (stats.chroma <= cfg.face_max_chroma)
+            & (contrast >= cfg.ink_min_contrast)
+            & (contrast >= cfg.ink_min_rel_contrast * stats.face_grey)
+            & (stats.ink_spread <= cfg.ink_max_spread + cfg.ink_spread_face * stats.face_spread)
+            & (stats.ink_frac >= cfg.ink_min_frac)
+            & (stats.ink_frac <= cfg.ink_max_frac))
+
+
+def ink_glyphs(grid_bgr: np.ndarray, rows: int, cols: int, stats: CellStats,
+               cells: np.ndarray, *, split_pairs: bool = True,
+               config: TilesConfig | None = None) -> list[CellGlyphs]:
+    """Cut the glyphs of every cell in ``cells`` (a (rows, cols) bool mask).
+
+    One connected-components pass over a per-cell threshold map; then per cell the
+    components are filtered, grouped into glyphs, and (``split_pairs``) a glyph wider than
+    a digit is split in two. Returns one :class:`CellGlyphs` per selected cell, row-major.
+    """
+    cfg = config or TilesConfig()
+    p = grid_bgr.shape[0] // rows
+    grey = stats.grey
+    zone = np.zeros(p, bool)
+    zone[_centre(p, cfg.zone_frac)] = True
+    keep = _per_pixel(cells, p) & np.tile(zone, rows)[:, None] & np.tile(zone, cols)[None, :]
+    grow = grey < _per_pixel((stats.face_grey - cfg.ink_grow_level * stats.contrast)
+                             .astype(np.float32), p)
+    mask = (grow & keep).astype(np.uint8)
+    n, labels, st, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    seeded = np.zeros(n, bool)
+    seeded[np.unique(labels[stats.ink & keep])] = True
+    seeded[0] = False
+    by_cell: dict[tuple[int, int], list[int]] = {}
+    for i in np.nonzero(seeded)[0]:
+        x, y, w, h, _a = st[i]
+        by_cell.setdefault(((y + h // 2) // p, (x + w // 2) // p), []).append(i)
+    out = []
+    for r, c in zip(*np.nonzero(cells)):
+        cg = CellGlyphs((int(r), int(c)))
+        groups, ok = _group_components(st, by_cell.get((int(r), int(c)), []), p,
+                                       (int(c) * p, int(r) * p), split_pairs, cfg)
+        face, contrast = float(stats.face_grey[r, c]), max(float(stats.contrast[r, c]), 1.0)
+        for members, split in groups:
+            cg.glyphs += _cut_glyphs(grey, labels, st, members, split, face, contrast,
+                                     (int(r), int(c)), cfg)
+        n_max = 2 if split_pairs else 1
+        cg.seg_ok = ok and 1 <= len(cg.glyphs) <= n_max
+        out.append(cg)
+    return out
+
+
+def _group_components(st: np.ndarray, comps: list[int], p: int, origin: tuple[int, int],
+                      split_pairs: bool, cfg: TilesConfig):
+    """Filter one cell's components and group them into glyphs, left to right.
+
+    Returns ([(member labels, split in two?)], found a glyph at all)."""
+    ox, oy = origin
+    band = cfg.edge_band * p
+    thin = max(2.0, cfg.line_thin * p)
+    z0 = _centre(p, cfg.zone_frac).start
+    z1 = p - z0
+    keep = []
+    for i in comps:
+        x, y, w, h, area = (int(v) for v in st[i])
+        if area < cfg.speck_area * p * p:
+            continue
+        if h > cfg.glyph_max_h * p or w > cfg.glyph_max_w * p:
+            continue
+        x, y = x - ox, y - oy
+        in_band = x + w <= band or x >= p - band or y + h <= band or y >= p - band
+        if in_band and min(w, h) <= thin:
+            continue  # a piece of grid line, gap, tile rim or the seam between two tiles
+        sides = (x <= z0) + (y <= z0) + (x + w >= z1) + (y + h >= z1)
+        cx, cy = x + w / 2, y + h / 2
+        centre_in_band = min(cx, cy, p - cx, p - cy) < band
+        elongated = max(w, h) >= cfg.edge_elongated * min(w, h)
+        if sides >= 2 or (sides == 1 and (elongated or centre_in_band)):
+            continue  # the square's colour showing round an offset or turned tile
+        keep.append(i)
+    # marks: an underline (flat, below a much taller component it overlaps horizontally)
+    # or a speck above or below one
+    drop = set()
+    for u in keep:
+        xu, yu, wu, hu, au = st[u]
+        flat = hu < cfg.underline_flat * wu
+        for t in keep:
+            xt, yt, wt, ht, at = st[t]
+            if t == u or ht < cfg.underline_taller * hu or min(xu + wu, xt + wt) <= max(xu, xt):
+                continue
+            outside = yu >= yt + ht or yu + hu <= yt
+            if (flat and yu >= yt + 0.6 * ht) or (outside and au < cfg.speck_ratio * at):
+                drop.add(u)
+                break
+    keep = sorted((i for i in keep if i not in drop), key=lambda i: st[i][0])
+    # group by horizontal overlap
+    groups: list[list[int]] = []
+    spans: list[list[int]] = []
+    for i in keep:
+        x, y, w, h, _ = st[i]
+        if groups:
+            gx0, gx1 = spans[-1]
+            overlap = min(gx1, x + w) - max(gx0, x)
+            if overlap > cfg.merge_overlap * min(w, gx1 - gx0):
+                groups[-1].append(i)
+                spans[-1] = [min(gx0, x), max(gx1, x + w)]
+                continue
+        groups.append([i])
+        spans.append([x, x + w])
+    if not groups:
+        return [], False
+    heights = [max(st[i][1] + st[i][3] for i in g) - min(st[i][1] for i in g) for g in groups]
+    tallest = max(heights)
+    widest = max(x1 - x0 for x0, x1 in spans)
+    if max(tallest, widest) < cfg.glyph_min_h * p:   # (a minus is flat but wide)
+        return [], False
+    out = []
+    for g, (x0, x1), h in zip(groups, spans, heights):
+        if h < cfg.mark_ratio * tallest:
+            continue  # the dot after 6 / 9, a speck
+        out.append((g, bool(split_pairs and (x1 - x0) > cfg.split_aspect * h)))
+    return out, True
+
+
+def _cut_glyphs(grey, labels, st, members, split, face, contrast, cell, cfg) -> list[Glyph]:
+    """The soft-ink image of a group: (face - grey) / contrast inside its components;
+    ``split``: cut it in two at the thinnest ink column inside ``cfg.split_window``."""
+    x0 = min(st[i][0] for i in members)
+    x1 = max(st[i][0] + st[i][2] for i in members)
+    y0 = min(st[i][1] for i in members)
+    y1 = max(st[i][1] + st[i][3] for i in members)
+    m = np.isin(labels[y0:y1, x0:x1], members).astype(np.uint8)
+    ink = np.clip((face - grey[y0:y1, x0:x1].astype(np.float32)) / contrast, 0, 1)
+    ink *= cv2.dilate(m, _KERNEL3)
+    if not split:
+        return [_trimmed(Glyph(cell, ink, (x0, y0, x1 - x0, y1 - y0)))]
+    w = x1 - x0
+    lo, hi = int(cfg.split_window[0] * w), max(int(cfg.split_window[1] * w), 1)
+    prof = ink.sum(axis=0)
+    cut = lo + int(np.argmin(prof[lo:hi])) if hi > lo else w // 2
+    left = Glyph(cell, ink[:, :cut], (x0, y0, cut, y1 - y0))
+    right = Glyph(cell, ink[:, cut:], (x0 + cut, y0, w - cut, y1 - y0))
+    return [_trimmed(left), _trimmed(right)]
+
+
+_KERNEL3 = np.ones((3, 3), np.uint8)
+
+
+def _trimmed(g: Glyph) -> Glyph:
+    """Crop a glyph to the rows/columns that hold ink."""
+    ys, xs = np.nonzero(g.image > 0.25)
+    if len(xs) == 0:
+        return g
+    x, y, w, h = g.box
+    img = g.image[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    return Glyph(g.cell, img, (x + int(xs.min()), y + int(ys.min()), img.shape[1], img.shape[0]))
+
+
+# ------------------------------------------------------------------------- the reader
+
+KINDS = ("plain", "premium2", "premium3", "sign", "fixed")
+
+
+@dataclass(frozen=True)
+class TileLook:
+    """What tells a tile from the square under it, in OpenCV 8-bit Lab: the tiles' face
+    colour and each kind of square's colour (see :mod:`calibration.layouts`). From a board
+    profile (``profile.colours``: kinds, and "tile" when the set's tiles were calibrated)
+    or measured by :func:`learn_look`. Any part may be missing (then it is estimated from
+    the photo being read)."""
+
+    tile_lab: tuple[float, float, float] | None = None
+    square_lab: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+
+
+def tile_look(profile: Any) -> TileLook | None:
+    """The TileLook of a profile: a TileLook, a ``calibration.profiles.BoardProfile`` (its
+    ``colours``), a dict of colours, or None."""
+    if profile is None or isinstance(profile, TileLook):
+        return profile
+    colours = getattr(profile, "colours", profile if isinstance(profile, dict) else None)
+    if not colours:
+        return None
+    squares = {k: tuple(map(float, v)) for k, v in colours.items() if k in KINDS}
+    tile = colours.get("tile")
+    return TileLook(tuple(map(float, tile)) if tile is not None else None, squares)
+
+
+def learn_look(grid_bgr: np.ndarray, game: str, *, empty: bool = False,
+               shape: tuple[int, int] | None = None,
+               config: TilesConfig | None = None) -> TileLook:
+    """Measure a set's TileLook from a rectified calibration photo: the empty board
+    (``empty=True``: square colours only) or a board with tiles on it (tile colour from the
+    cells read as tiles on plain squares, square colours from the free squares)."""
+    cfg = config or TilesConfig()
+    rows, cols = _grid_shape(game, shape, None)
+    kinds = square_kinds_of(game, rows, cols)
+    stats = cell_stats(grid_bgr, rows, cols, cfg)
+    cand = tile_candidates(stats, cfg) & ~np.asarray(empty)
+    squares = {}
+    for kind in np.unique(kinds):
+        sel = (kinds == kind) & ~cand
+        if not sel.any():
+            sel = kinds == kind
+        squares[str(kind)] = tuple(float(v) for v in np.median(stats.face_lab[sel], axis=0))
+    tiles = cand & (kinds == "plain")
+    tile = tuple(float(v) for v in np.median(stats.face_lab[tiles], axis=0)) if tiles.any() else None
+    return TileLook(tile, squares)
+
+
+def square_kinds_of(game: str, rows: int, cols: int) -> np.ndarray:
+    """(rows, cols) kind names of the game's layout (all "plain" when it has none)."""
+    from calibration.layouts import square_kinds
+    kinds = square_kinds(game, rows, cols)
+    if kinds.shape != (rows, cols):
+        return np.full((rows, cols), "plain")
+    return kinds
+
+
+def _lab_distance(lab: np.ndarray, ref, l_weight: float) -> np.ndarray:
+    d = lab - np.asarray(ref, np.float32)
+    return np.sqrt((l_weight * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
+
+
+def tiles_on_squares(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
+                     look: TileLook | None = None, config: TilesConfig | None = None):
+    """Decide which candidate cells are tiles, square kind by kind.
+
+    Plain squares carry no print, so ink on one is a tile; the tiles' face colour is
+    learned from those (else from ``look``). On a special square (2x, 3x, a sign, the
+    printed centre numbers) a candidate is a tile only when its face differs from that
+    kind's square colour (from ``look``, else the median of that kind's squares) and is
+    nearer the tiles' colour. Returns (is_tile, blank, tile_lab): (rows, cols) bool masks
+    of tiles with ink and of ink-less tiles (blanks, jokers), and the tile colour used.
+    """
+    cfg = config or TilesConfig()
+    face = stats.face_lab
+    plain = kinds == "plain"
+    on_plain = cand & plain
+    tile_lab = None
+    if on_plain.sum() >= 1:
+        tile_lab = np.median(face[on_plain], axis=0)
+    elif look is not None and look.tile_lab is not None:
+        tile_lab = np.asarray(look.tile_lab, np.float32)
+    is_tile = on_plain.copy()
+    blank = np.zeros_like(cand)
+    w = cfg.lab_l_weight
+    d_tile = _lab_distance(face, tile_lab, w) if tile_lab is not None else None
+    for kind in np.unique(kinds):
+        sel = kinds == kind
+        ref = look.square_lab.get(str(kind)) if look is not None else None
+        if ref is None:
+            # the kind's colour from its squares that do not look like tiles, preferring
+            # those without ink (a kind may be mostly covered, like a centre under tiles)
+            pool = sel & (d_tile > cfg.blank_match) if d_tile is not None else sel
+            if not pool.any():
+                if kind != "plain" and d_tile is not None:
+                    is_tile |= sel & cand          # every square of this kind is covered
+                continue
+            free = pool & ~cand
+            src = free if free.sum() >= max(2, cfg.free_share * pool.sum()) else pool
+            ref = np.median(face[src], axis=0)
+        d_sq = _lab_distance(face, ref, w)
+        unlike_square = d_sq > cfg.square_sep
+        if d_tile is not None:
+            like_tile = d_tile < d_sq
+            if kind != "plain":
+                is_tile |= sel & cand & unlike_square & like_tile
+            # an ink-less face of the tiles' colour, unlike the square: a blank / joker
+            blank |= (sel & ~cand & unlike_square & (d_tile < cfg.blank_match)
+                      & (stats.contrast < cfg.ink_min_contrast))
+        elif kind != "plain":
+            is_tile |= sel & cand & (d_sq > cfg.square_sep_alone)
+    return is_tile, blank, tile_lab
+
+
+def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
+               config: TilesConfig | None = None, shape: tuple[int, int] | None = None,
+               timings: dict | None = None):
+    """Read every cell of a rectified Mixmath or Calculissimo grid.
+
+    Parameters
+    ----------
+    grid_bgr : (rows*p, cols*p, 3) uint8
+        The playing grid from above, cell (r, c) at ``[r*p:(r+1)*p, c*p:(c+1)*p]``.
+    game : "mixmath" or "calculissimo"
+    profile : TileLook, BoardProfile, dict of Lab colours, or None
+    shape : (rows, cols), default the game's board
+    timings : dict, filled with the ms of each step when given
+
+    Returns
+    -------
+    cells : list of rows of values (int / str / None)
+    confidence : (rows, cols) float ndarray, 0..1
+    occluded : list of (row, col)
+    """
+    if game not in GAMES:
+        raise ValueError(f"read_cells reads numbered tiles and tokens ({', '.join(GAMES)}), "
+                         f"not {game!r}")
+    cfg = config or TilesConfig()
+    rows, cols = _grid_shape(game, shape, profile)
+    if grid_bgr.ndim != 3 or grid_bgr.shape[0] < rows or grid_bgr.shape[1] < cols:
+        raise ValueError(f"expected a (rows*p, cols*p, 3) image of the {rows} x {cols} grid, "
+                         f"got shape {grid_bgr.shape}")
+    clock = _Clock(timings)
+    stats = cell_stats(grid_bgr, rows, cols, cfg)
+    kinds = square_kinds_of(game, rows, cols)
+    look = tile_look(profile)
+    cand = tile_candidates(stats, cfg)
+    occluded_mask = occlusion(stats, cand, kinds, look, cfg)
+    cand &= ~occluded_mask
+    is_tile, blank, _ = tiles_on_squares(stats, cand, kinds, look, cfg)
+    blank &= ~occluded_mask
+    clock("cells.stats")
+
+    cells: list[list[Any]] = [[None] * cols for _ in range(rows)]
+    conf = np.ones((rows, cols), np.float64)
+    # empty cells: less sure the nearer they came to looking like a tile
+    near = cand & ~is_tile
+    conf[near] = cfg.conf_rejected_candidate
+    mixmath = game == "mixmath"
+    found = ink_glyphs(grid_bgr, rows, cols, stats, is_tile, split_pairs=mixmath, config=cfg)
+    clock("cells.segment")
+    glyphs = [g for cg in found for g in cg.glyphs]
+    model = digits.load_model()
+    feats = digits.glyph_features([g.image for g in glyphs],
+                                  [g.box[3] / (grid_bgr.shape[0] / rows) for g in glyphs])
+    probs = model.predict_proba(feats, digits.DIGIT_CLASSES if mixmath else None)
+    clock("cells.classify")
+    k = 0
+    unsure = []
+    for cg in found:
+        r, c = cg.cell
+        p = probs[k:k + len(cg.glyphs)]
+        k += len(cg.glyphs)
+        if not cg.glyphs:           # no glyph after all: not a tile
+            conf[r, c] = cfg.conf_rejected_candidate
+            continue
+        value, q, scores = (decode_mixmath(p, cg.seg_ok) if mixmath
+                            else decode_token(p, cg.seg_ok))
+        cells[r][c] = value
+        conf[r, c] = q
+        if q < cfg.unsure_below and (mixmath or str(value).isdigit()):
+            unsure.append((cg, scores))
+    for r, c in zip(*np.nonzero(blank)):
+        cells[r][c] = "?"
+        conf[r, c] = cfg.conf_blank
+    if unsure and cfg.use_tesseract:
+        _settle_with_tesseract(unsure, cells, conf, grid_bgr.shape[0] // rows, mixmath, cfg)
+        clock("cells.tesseract")
+    occluded = [(int(r), int(c)) for r, c in zip(*np.nonzero(occluded_mask))]
+    for r, c in occluded:
+        cells[r][c] = None
+        conf[r, c] = 0.0
+    return cells, conf, occluded
+
+
+class _Clock:
+    """Adds the ms since the last call under a name (when a dict was given)."""
+
+    def __init__(self, out: dict | None):
+        import time
+        self.out, self.time = out, time.perf_counter
+        self.t = self.time()
+
+    def __call__(self, name: str) -> None:
+        now = self.time()
+        if self.out is not None:
+            self.out[name] = self.out.get(name, 0.0) + (now - self.t) * 1000
+        self.t = now
+
+
+def decode_mixmath(probs: np.ndarray, seg_ok: bool = True):
+    """The best *valid* Mixmath number for per-glyph digit probabilities (n, 10).
+
+    Returns (value, confidence, {value: probability}) — confidence is the probability of
+    the chosen number (a product over its digits), so a reading the classifier would rather
+    see as an impossible number (23) comes out unsure.
+
+    >>> p = np.full((2, 10), 0.01); p[0, 2] = 0.91; p[1, 3] = 0.6; p[1, 1] = 0.31
+    >>> v, q, _ = decode_mixmath(p); v, round(q, 2)     # "23" is no tile: 21
+    (21, 0.28)
+    """
+    n = len(probs)
+    if n == 0:
+        return None, 0.0, {}
+    if n > 2:   # keep the two most confident glyphs in their order
+        keep = np.sort(np.argsort(-probs.max(axis=1))[:2])
+        probs = probs[keep]
+        n = 2
+    if n == 1:
+        scores = {v: float(probs[0, v]) for v in range(10)}
+    else:
+        joint = np.outer(probs[0], probs[1])
+        scores = {v: float(joint[v // 10, v % 10]) for v in MIXMATH_VALUES if v >= 10}
+    value = max(scores, key=scores.get)
+    q = scores[value] * (1.0 if seg_ok else 0.5)
+    return value, q, scores
+
+
+def decode_token(probs: np.ndarray, seg_ok: bool = True):
+    """A Calculissimo token from glyph probabilities over CLASSES (n, 15): the most
+    probable class of the tallest glyph ("?" is the joker star)."""
+    if len(probs) == 0:
+        return None, 0.0, {}
+    row = probs[int(np.argmax(probs.max(axis=1)))] if len(probs) > 1 else probs[0]
+    scores = {digits.CLASSES[i]: float(row[i]) for i in range(len(row))}
+    value = max(scores, key=scores.get)
+    return value, scores[value] * (1.0 if seg_ok and len(probs) == 1 else 0.5), scores
+
+
+# ------------------------------------------------------------------------ Tesseract
+
+def tesseract_sheet(crops: list[np.ndarray], height: int, per_row: int = 8, gap: float = 1.0):
+    """Paste grey crops (ink dark on white), each scaled to ``height`` px, on one white
+    sheet, ``per_row`` to a row, ``gap`` * height apart. Returns (sheet, boxes) with each
+    crop's (x0, y0, x1, y1) on the sheet."""
+    pad = int(gap * height)
+    scaled = []
+    for crop in crops:
+        h, w = crop.shape
+        s = height / max(h, 1)
+        scaled.append(cv2.resize(crop, (max(1, round(w * s)), height),
+                                 interpolation=cv2.INTER_CUBIC))
+    rows = [scaled[i:i + per_row] for i in range(0, len(scaled), per_row)]
+    width = max(pad + sum(im.shape[1] + pad for im in row) for row in rows)
+    sheet = np.full((pad + len(rows) * (height + pad), width), 255, np.uint8)
+    boxes = []
+    for k, row in enumerate(rows):
+        y = pad + k * (height + pad)
+        x = pad
+        for im in row:
+            sheet[y:y + height, x:x + im.shape[1]] = im
+            boxes.append((x, y, x + im.shape[1], y + height))
+            x += im.shape[1] + pad
+    return sheet, boxes
+
+
+def tesseract_read(crops: list[np.ndarray], height: int = 48) -> list[str]:
+    """Digits Tesseract reads in each crop — ONE ``pytesseract.image_to_boxes`` call for
+    all of them (one sheet with gaps; each character goes to the crop its box centre lies
+    in, left to right)."""
+    import pytesseract
+    if not crops:
+        return []
+    sheet, boxes = tesseract_sheet(crops, height)
+    text = pytesseract.image_to_boxes(
+        sheet, config="--psm 6 -c tessedit_char_whitelist=0123456789")
+    found: list[list[tuple[float, str]]] = [[] for _ in crops]
+    h = sheet.shape[0]
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) < 5 or not parts[0].isdigit():
+            continue
+        x0, y0, x1, y1 = (int(v) for v in parts[1:5])
+        cx, cy = (x0 + x1) / 2, h - (y0 + y1) / 2    # boxes count y from the bottom
+        for i, (bx0, by0, bx1, by1) in enumerate(boxes):
+            if bx0 - height / 4 <= cx <= bx1 + height / 4 and by0 <= cy <= by1:
+                found[i].append((cx, parts[0]))
+                break
+    return ["".join(ch for _, ch in sorted(f)) for f in found]
+
+
+def _glyph_crop(cg: CellGlyphs) -> np.ndarray:
+    """The cell's kept glyphs pasted back where they were: dark ink on white, uint8."""
+    x0 = min(g.box[0] for g in cg.glyphs)
+    y0 = min(g.box[1] for g in cg.glyphs)
+    x1 = max(g.box[0] + g.box[2] for g in cg.glyphs)
+    y1 = max(g.box[1] + g.box[3] for g in cg.glyphs)
+    canvas = np.zeros((y1 - y0, x1 - x0), np.float32)
+    for g in cg.glyphs:
+        x, y, w, h = g.box
+        canvas[y - y0:y - y0 + h, x - x0:x - x0 + w] = np.maximum(
+            canvas[y - y0:y - y0 + h, x - x0:x - x0 + w], g.image)
+    m = max(2, (y1 - y0) // 4)
+    canvas = np.pad(canvas, m)
+    return (255 * (1 - canvas)).astype(np.uint8)
+
+
+def _settle_with_tesseract(unsure, cells, conf, p, mixmath, cfg) -> None:
+    """Ask Tesseract (one batched call) about the unsure cells and combine its answer with
+    the classifier's scores: a read Tesseract agrees with gains confidence; a different
+    valid read wins when the classifier gave it a fair chance."""
+    reads = tesseract_read([_glyph_crop(cg) for cg, _ in unsure], cfg.tesseract_px)
+    t = cfg.tesseract_trust
+    for (cg, scores), text in zip(unsure, reads):
+        r, c = cg.cell
+        if not text:
+            continue
+        value = int(text) if mixmath else text
+        if value not in scores:
+            continue  # not a valid reading: Tesseract is no help here
+        n = len(scores)
+        post = {v: s * (t if v == value else (1 - t) / max(n - 1, 1)) for v, s in scores.items()}
+        total = sum(post.values()) or 1.0
+        best = max(post, key=post.get)
+        cells[r][c] = best
+        conf[r, c] = post[best] / total
+
+
+# ------------------------------------------------------------------------ occlusion
+
+def occlusion(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
+              look: TileLook | None = None, config: TilesConfig | None = None) -> np.ndarray:
+    """(rows, cols) bool: cells a hand or arm hides. A cell is suspect when much of it is
+    skin-coloured; suspects that form a blob of ``occluder_min_cells`` or more are
+    occluded (a lone skin-toned cell is more likely a tile of pale wood or a print)."""
+    cfg = config or TilesConfig()
+    suspect = stats.skin_frac >= cfg.skin_min_frac
+    if not suspect.any():
+        return suspect
+    n, labels, st, _ = cv2.connectedComponentsWithStats(suspect.astype(np.uint8), connectivity=8)
+    big = [i for i in range(1, n) if st[i, cv2.CC_STAT_AREA] >= cfg.occluder_min_cells]
+    hidden = np.isin(labels, big)
+    # the blob's fringe: neighbours that a finger or the arm's edge covers in part
+    edge = stats.skin_frac >= cfg.skin_edge_frac
+    for _ in range(cfg.occluder_grow):
+        grown = cv2.dilate(hidden.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+        hidden = hidden | (grown & edge)
+    return hidden
+
+
+# --------------------------------------------------------------------- orientation
+
+def orientation_score(grid_bgr: np.ndarray, game: str = "mixmath",
+                      shape: tuple[int, int] | None = None) -> np.ndarray:
+    """(4,) log-likelihood that the printed centre numbers read right after turning the
+    grid by k quarter turns counter-clockwise (``np.rot90(grid, k)``), k = 0..3.
+
+    For a board engineer's tie-break: Mixmath's centre 1 2 3 4 (read as digits whatever
+    the square colour) fix which side is up. Higher is better; all zeros for a game with
+    no printed numbers.
+    """
+    from calibration.layouts import fixed_numbers
+    fixed = fixed_numbers(game)
+    rows, cols = _grid_shape(game, shape, None)
+    if not fixed:
+        return np.zeros(4)
+    model = digits.load_model()
+    out = np.zeros(4)
+    for k in range(4):
+        g = np.ascontiguousarray(np.rot90(grid_bgr, k))
+        rr, cc = (rows, cols) if k % 2 == 0 else (cols, rows)
+        if g.shape[0] // rr != g.shape[1] // cc:
+            out[k] = -np.inf
+            continue
+        stats = cell_stats(g, rr, cc)
+        mask = np.zeros((rr, cc), bool)
+        for r, c in fixed:
+            if r < rr and c < cc:
+                mask[r, c] = True
+        found = {cg.cell: cg for cg in ink_glyphs(g, rr, cc, stats, mask, split_pairs=False)}
+        for (r, c), number in fixed.items():
+            cg = found.get((r, c))
+            if cg is None or len(cg.glyphs) != 1:
+                out[k] += math.log(1e-3)
+                continue
+            f = digits.glyph_features([cg.glyphs[0].image])
+            p = model.predict_proba(f, digits.DIGIT_CLASSES)[0]
+            out[k] += math.log(max(float(p[number]), 1e-6))
+    return out
