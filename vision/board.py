@@ -21,7 +21,9 @@ Two ways in, tried in this order:
 
 A :class:`BoardLocation` holds the homography from image pixels to board millimetres
 (:class:`calibration.geometry.BoardGeometry`), and :func:`rectify_grid` cuts out the playing
-grid so that cell (r, c) is the pixel block ``[r*p:(r+1)*p, c*p:(c+1)*p]``.
+grid so that cell (r, c) is the pixel block ``[r*p:(r+1)*p, c*p:(c+1)*p]``. On a stream of
+frames, ``find_board(frame, game, previous=last)`` refines from the last location (a few
+ms) and looks afresh only when the board moved. :func:`draw_location` draws what was found.
 
 Conventions: image points are (x, y) in pixels with pixel centres at integers (OpenCV's);
 *grid units* are cells, (0, 0) the playing grid's top-left corner as the board is oriented
@@ -382,6 +384,39 @@ def rectify_grid(image_bgr: np.ndarray, location: BoardLocation, px_per_cell: in
     p = px_per_cell
     to_out = np.array([[p, 0, -0.5], [0, p, -0.5], [0, 0, 1.0]]) @ location.grid_homography
     return _warp(image_bgr, to_out, (g.cols * p, g.rows * p), location.cell_px() / p)
+
+
+def draw_location(image_bgr: np.ndarray, location: BoardLocation,
+                  unsure: list[tuple[int, int]] = ()) -> np.ndarray:
+    """A copy of the photo with what was found drawn on it (for ``--debug``): the board's
+    outline (blue), every grid line (green; yellow when which side is up is in doubt),
+    the board's top-left corner (a red disc), and ``unsure`` cells crossed in red.
+
+    Returns
+    -------
+    (H, W, 3) uint8 ndarray
+    """
+    out = image_bgr.copy() if image_bgr.ndim == 3 else cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
+    g = location.geometry
+    width = max(1, round(max(out.shape[:2]) / 800))
+    shift = 4  # sub-pixel drawing: coordinates x 16
+    ys, xs = np.mgrid[0:g.rows + 1, 0:g.cols + 1]
+    nodes = location.to_image(np.stack([xs, ys], -1) * g.cell_mm + np.array(g.grid_origin_mm))
+    colour = (0, 200, 0) if location.orientation_certain else (0, 220, 255)
+    fixed = lambda pts: np.int32(np.round(pts * (1 << shift)))  # noqa: E731
+    for j in range(g.rows + 1):
+        cv2.polylines(out, [fixed(nodes[j])], False, colour, width, cv2.LINE_AA, shift)
+    for k in range(g.cols + 1):
+        cv2.polylines(out, [fixed(nodes[:, k])], False, colour, width, cv2.LINE_AA, shift)
+    cv2.polylines(out, [fixed(location.corners)], True, (255, 80, 0), width, cv2.LINE_AA, shift)
+    tl = location.grid_corners[0]
+    cv2.circle(out, (int(tl[0]), int(tl[1])), 4 * width + 2, (0, 0, 255), -1, cv2.LINE_AA)
+    poly = location.cell_polygons()
+    for r, c in unsure:
+        a, b, cc, d = poly[r, c]
+        cv2.line(out, tuple(np.int32(a)), tuple(np.int32(cc)), (0, 0, 255), width, cv2.LINE_AA)
+        cv2.line(out, tuple(np.int32(b)), tuple(np.int32(d)), (0, 0, 255), width, cv2.LINE_AA)
+    return out
 
 
 # ----------------------------------------------------------------------------------------
