@@ -1439,16 +1439,17 @@ def _orientation(photo, grid_h, game, geometry, prof, cfg) -> tuple[int, np.ndar
     """(quarter turns to apply, scores of the 4 turns, certain?) from the board's features."""
     rows, cols = geometry.rows, geometry.cols
     turns = [0, 1, 2, 3] if rows == cols else [0, 2]
-    cues = []
+    cues = []  # (scores of the four turns, the margin that makes them sure)
     if prof is not None and prof.thumbnail is not None:
-        cues.append(_thumbnail_scores(photo, grid_h, geometry, prof, turns))
-        top = np.sort(cues[0])
+        cues.append((_thumbnail_scores(photo, grid_h, geometry, prof, turns),
+                     cfg.orientation_margin))
+        top = np.sort(cues[0][0])
         if top[-1] - top[-2] >= 2 * cfg.orientation_margin:
-            return _verdict(cues, turns, cfg)  # clear enough alone
+            return _verdict(cues, turns)  # clear enough alone
     if fixed_numbers(game) and rows == cols:
         ink = _centre_ink_scores(photo, grid_h, rows, cols, prof)
         if ink is not None:
-            cues.append(ink)
+            cues.append((ink, cfg.ink_margin))
     if not cues:
         # nothing tells: keep the board as upright in the photo as possible
         up = np.zeros(4)
@@ -1459,21 +1460,23 @@ def _orientation(photo, grid_h, game, geometry, prof, cfg) -> tuple[int, np.ndar
             up[k] = d[0] / (np.hypot(*d) + 1e-9)  # 1 when the top edge runs left to right
         best = int(np.argmax(up))
         return best, np.roll(up, -best), False
-    return _verdict(cues, turns, cfg)
+    return _verdict(cues, turns)
 
 
-def _verdict(cues: list[np.ndarray], turns: list[int], cfg: BoardConfig
+def _verdict(cues: list[tuple[np.ndarray, float]], turns: list[int]
              ) -> tuple[int, np.ndarray, bool]:
-    """Each cue's own verdict and margin; the clearest cue decides, and the answer is
-    certain when it is clear and no other clear cue says otherwise."""
+    """Each cue's own verdict and margin; the clearest cue (by its margin over the margin
+    that makes it sure) decides, and the answer is certain when that cue is sure and no
+    other sure cue says otherwise."""
     verdicts = []
-    for sc in cues:
+    for sc, sure in cues:
         sc = np.where([k in turns for k in range(4)], sc, -np.inf)
         order = np.argsort(-sc)
-        verdicts.append((float(sc[order[0]] - sc[order[1]]), int(order[0]), sc))
+        margin = float(sc[order[0]] - sc[order[1]])
+        verdicts.append((margin / sure, int(order[0]), sc))
     verdicts.sort(key=lambda v: -v[0])
-    margin, best, scores = verdicts[0]
-    clear = [v for v in verdicts if v[0] >= cfg.orientation_margin]
+    _, best, scores = verdicts[0]
+    clear = [v for v in verdicts if v[0] >= 1.0]
     certain = bool(clear) and all(v[1] == best for v in clear)
     return best, np.roll(np.where(np.isfinite(scores), scores, -1.0), -best), certain
 
