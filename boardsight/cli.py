@@ -87,7 +87,7 @@ def cmd_read(args: argparse.Namespace) -> int:
     try:
         reading = read_board(image, args.game, profile=args.profile)
     except BoardNotFound as exc:
-        raise CliError(f"{args.image}: no {args.game} board found ({exc})", EXIT_NO_BOARD) from None
+        raise CliError(f"{args.image}: {exc}", EXIT_NO_BOARD) from None
     except KeyError as exc:  # an unknown --profile
         raise CliError(str(exc.args[0] if exc.args else exc), EXIT_UNREADABLE) from None
     if args.debug:
