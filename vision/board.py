@@ -1095,6 +1095,18 @@ def _refine(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int, cfg: BoardC
         img = np.vstack([img, anchors[0]])
         dst = np.vstack([dst, anchors[1]])
     new_h = _homography_lsq(img, dst)
+    # a line fitted to something else (a hand's edge along it) puts a whole row of
+    # intersections off the plane's map: drop those far off it and fit again
+    for _ in range(2):
+        if new_h is None:
+            return None
+        off = np.linalg.norm(_apply(new_h, img) - dst, axis=1)
+        limit = max(3 * 1.4826 * float(np.median(off)), cfg.outlier_cells)
+        keep = off <= limit
+        if keep.all() or keep.sum() < 8:
+            break
+        img, dst = img[keep], dst[keep]
+        new_h = _homography_lsq(img, dst)
     if new_h is None:
         return None
     residual = float(np.sqrt(np.mean(residuals ** 2))) if len(residuals) else 1.0
