@@ -69,10 +69,11 @@ class TilesConfig:
     zone_frac: float = 0.9              # central part of a cell where ink may lie
     dark_frac: float = 0.6              # central part where ink level and share are measured
     face_min_l: float = 60.0            # a tile face is not dark ...
-    face_max_chroma: float = 45.0       # ... and not strongly coloured (cream, pale wood)
+    face_max_chroma: float = 75.0       # ... and not vivid (cream under 2700 K reaches ~55;
+                                        # coloured squares are told apart by their kind)
     ink_min_contrast: float = 25.0      # face grey minus darkest (3x3-blurred) ink grey,
     ink_min_rel_contrast: float = 0.3   # ... also relative to the face (dim light)
-    ink_max_spread: float = 30.0        # ink is black/dark grey: its B,G,R spread is at
+    ink_max_spread: float = 100.0       # ink is dark (black, navy, brown, dark red): its spread is at
     ink_spread_face: float = 0.8        # most this + this * the face's (coloured print fails)
     ink_min_frac: float = 0.012         # share of the centre that is ink on a tile
     ink_max_frac: float = 0.45
@@ -99,9 +100,9 @@ class TilesConfig:
     lab_l_weight: float = 0.5           # lightness counts half in colour distances (shade)
     square_sep: float = 14.0            # a tile's face differs this much from the square
     square_sep_alone: float = 30.0      # ... when the tiles' own colour is not known
-    free_share: float = 0.25            # a kind's colour from its ink-free squares when
-                                        # at least this share of them is free
-    blank_match: float = 12.0           # an ink-less face this near the tiles' is a blank
+    unlike_tile: float = 24.0           # a face this far from the tiles' is surely no tile
+    blank_match: float = 12.0           # an ink-less face this near the tiles' ...
+    blank_square_sep: float = 28.0      # ... and this far from its square's is a blank
     conf_rejected_candidate: float = 0.8  # an empty cell that had tile-like ink
     conf_blank: float = 0.7             # a blank / joker (no ink to confirm it)
 
@@ -112,6 +113,9 @@ class TilesConfig:
 
     skin_min_frac: float = 0.5          # a cell this much skin-coloured is a hand candidate
     occluder_min_cells: int = 2         # a blob of at least this many cells is a hand/arm
+    occluder_unlike: float = 15.0       # ... unless its face is this near its square's
+    occluder_odd: float = 40.0          # a face this far from both square and tile is odd
+    occluder_odd_cells: int = 4         # a blob of odd cells with no skin must be this big
     skin_edge_frac: float = 0.04        # next to such a blob, a cell this much skin is
     occluder_grow: int = 2              # ... hidden in part (grown this many cells out)
 
@@ -226,11 +230,11 @@ def _per_pixel(values: np.ndarray, p: int) -> np.ndarray:
 
 
 def _skin_mask(lab: np.ndarray) -> np.ndarray:
-    """Skin-coloured pixels: reddish-yellow of moderate chroma, a < b < 2.2 a. Orange
+    """Skin-coloured pixels: reddish-yellow of moderate chroma, a/2 < b < 3 a. Orange
     print is far more saturated (or yellower), pale wood has almost no red."""
     L, a, b = lab[..., 0], lab[..., 1] - 128, lab[..., 2] - 128
-    return ((L > 40) & (L < 240) & (a > SKIN_A[0]) & (a < SKIN_A[1]) & (b > 0.5 * a)
-            & (b < 2.2 * a) & (a * a + b * b < SKIN_MAX_CHROMA ** 2))
+    return ((L > 15) & (L < 245) & (a > SKIN_A[0]) & (a < SKIN_A[1]) & (b > 0.5 * a)
+            & (b < 3.0 * a) & (a * a + b * b < SKIN_MAX_CHROMA ** 2))
 
 
 SKIN_A = (6.0, 35.0)        # Lab a* range of skin under 2700-6500 K
@@ -273,19 +277,26 @@ def ink_glyphs(grid_bgr: np.ndarray, rows: int, cols: int, stats: CellStats,
     seeded = np.zeros(n, bool)
     seeded[np.unique(labels[stats.ink & keep])] = True
     seeded[0] = False
+    st = st.tolist()
     by_cell: dict[tuple[int, int], list[int]] = {}
-    for i in np.nonzero(seeded)[0]:
+    for i in np.nonzero(seeded)[0].tolist():
         x, y, w, h, _a = st[i]
         by_cell.setdefault(((y + h // 2) // p, (x + w // 2) // p), []).append(i)
+    group_of = np.zeros(n, np.int32)     # component label -> glyph group id
+    gid = 0
+    face_grey, contrasts = stats.face_grey.tolist(), stats.contrast.tolist()
     out = []
     for r, c in zip(*np.nonzero(cells)):
-        cg = CellGlyphs((int(r), int(c)))
-        groups, ok = _group_components(st, by_cell.get((int(r), int(c)), []), p,
-                                       (int(c) * p, int(r) * p), split_pairs, cfg)
-        face, contrast = float(stats.face_grey[r, c]), max(float(stats.contrast[r, c]), 1.0)
+        r, c = int(r), int(c)
+        cg = CellGlyphs((r, c))
+        groups, ok = _group_components(st, by_cell.get((r, c), []), p, (c * p, r * p),
+                                       split_pairs, cfg)
+        face, contrast = face_grey[r][c], max(contrasts[r][c], 1.0)
         for members, split in groups:
-            cg.glyphs += _cut_glyphs(grey, labels, st, members, split, face, contrast,
-                                     (int(r), int(c)), cfg)
+            gid += 1
+            group_of[members] = gid
+            cg.glyphs += _cut_glyphs(grey, labels, group_of, gid, st, members, split, face,
+                                     contrast, (r, c), cfg)
         n_max = 2 if split_pairs else 1
         cg.seg_ok = ok and 1 <= len(cg.glyphs) <= n_max
         out.append(cg)
@@ -364,18 +375,21 @@ def _group_components(st: np.ndarray, comps: list[int], p: int, origin: tuple[in
     return out, True
 
 
-def _cut_glyphs(grey, labels, st, members, split, face, contrast, cell, cfg) -> list[Glyph]:
-    """The soft-ink image of a group: (face - grey) / contrast inside its components;
-    ``split``: cut it in two at the thinnest ink column inside ``cfg.split_window``."""
+def _cut_glyphs(grey, labels, group_of, gid, st, members, split, face, contrast, cell,
+                cfg) -> list[Glyph]:
+    """The soft-ink image of a group: (face - grey) / contrast inside its components
+    (dilated by a pixel: the soft edge), cropped to their box; ``split``: cut it in two at
+    the thinnest ink column inside ``cfg.split_window``."""
     x0 = min(st[i][0] for i in members)
     x1 = max(st[i][0] + st[i][2] for i in members)
     y0 = min(st[i][1] for i in members)
     y1 = max(st[i][1] + st[i][3] for i in members)
-    m = np.isin(labels[y0:y1, x0:x1], members).astype(np.uint8)
-    ink = np.clip((face - grey[y0:y1, x0:x1].astype(np.float32)) / contrast, 0, 1)
+    m = (group_of[labels[y0:y1, x0:x1]] == gid).view(np.uint8)
+    ink = (face - grey[y0:y1, x0:x1].astype(np.float32)) * (1.0 / contrast)
+    np.clip(ink, 0, 1, out=ink)
     ink *= cv2.dilate(m, _KERNEL3)
     if not split:
-        return [_trimmed(Glyph(cell, ink, (x0, y0, x1 - x0, y1 - y0)))]
+        return [Glyph(cell, ink, (x0, y0, x1 - x0, y1 - y0))]
     w = x1 - x0
     lo, hi = int(cfg.split_window[0] * w), max(int(cfg.split_window[1] * w), 1)
     prof = ink.sum(axis=0)
@@ -450,6 +464,19 @@ def learn_look(grid_bgr: np.ndarray, game: str, *, empty: bool = False,
     return TileLook(tile, squares)
 
 
+def square_groups_of(game: str, rows: int, cols: int) -> np.ndarray:
+    """(rows, cols) names of squares that look alike: the kind and the layout character
+    ("premium2:y" and "premium2:g" are different colours; each printed centre number is
+    its own group)."""
+    from calibration.layouts import layout_rows
+    kinds = square_kinds_of(game, rows, cols)
+    chars = layout_rows(game, rows, cols)
+    if len(chars) != rows or any(len(row) != cols for row in chars):
+        return kinds
+    return np.array([[f"{kinds[r, c]}:{chars[r][c]}" for c in range(cols)]
+                     for r in range(rows)])
+
+
 def square_kinds_of(game: str, rows: int, cols: int) -> np.ndarray:
     """(rows, cols) kind names of the game's layout (all "plain" when it has none)."""
     from calibration.layouts import square_kinds
@@ -464,56 +491,90 @@ def _lab_distance(lab: np.ndarray, ref, l_weight: float) -> np.ndarray:
     return np.sqrt((l_weight * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
 
 
-def tiles_on_squares(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
-                     look: TileLook | None = None, config: TilesConfig | None = None):
-    """Decide which candidate cells are tiles, square kind by kind.
+@dataclass
+class Squares:
+    """The board's colours as this photo shows them (OpenCV 8-bit Lab).
 
-    Plain squares carry no print, so ink on one is a tile; the tiles' face colour is
-    learned from those (else from ``look``). On a special square (2x, 3x, a sign, the
-    printed centre numbers) a candidate is a tile only when its face differs from that
-    kind's square colour (from ``look``, else the median of that kind's squares) and is
-    nearer the tiles' colour. Returns (is_tile, blank, tile_lab): (rows, cols) bool masks
-    of tiles with ink and of ink-less tiles (blanks, jokers), and the tile colour used.
-    """
+    ``tile`` — the tiles' face (None when unknown); ``expected`` — (rows, cols, 3) the
+    colour each cell's square has when empty (NaN where unknown: a kind whose every square
+    looks covered); ``d_square`` / ``d_tile`` — (rows, cols) distance of each cell's face
+    from its empty square / from the tiles (inf when unknown)."""
+
+    tile: np.ndarray | None
+    expected: np.ndarray
+    d_square: np.ndarray
+    d_tile: np.ndarray
+    tile_calibrated: bool = False   # the tiles' colour came from a calibration (profile)
+
+
+def board_colours(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
+                  look: TileLook | None = None, config: TilesConfig | None = None,
+                  groups: np.ndarray | None = None) -> Squares:
+    """Estimate the tiles' colour and each kind of square's empty colour.
+
+    Plain squares carry no print, so ink on one is a tile: the tiles' colour is the median
+    face of those (else ``look.tile_lab``). A kind's colour comes from ``look``, else from
+    the photo: the median face of its squares that look unlike the tiles and show no ink,
+    else (dark print on every one of them, like the centre numbers) of those unlike tiles. ``groups``
+    (:func:`square_groups_of`) splits kinds whose squares differ in colour."""
     cfg = config or TilesConfig()
     face = stats.face_lab
-    plain = kinds == "plain"
-    on_plain = cand & plain
-    tile_lab = None
-    if on_plain.sum() >= 1:
-        tile_lab = np.median(face[on_plain], axis=0)
-    elif look is not None and look.tile_lab is not None:
-        tile_lab = np.asarray(look.tile_lab, np.float32)
-    is_tile = on_plain.copy()
-    blank = np.zeros_like(cand)
     w = cfg.lab_l_weight
-    d_tile = _lab_distance(face, tile_lab, w) if tile_lab is not None else None
-    for kind in np.unique(kinds):
-        sel = kinds == kind
-        ref = look.square_lab.get(str(kind)) if look is not None else None
+    on_plain = cand & (kinds == "plain")
+    tile = None
+    if on_plain.any():
+        tile = np.median(face[on_plain], axis=0)
+    elif look is not None and look.tile_lab is not None:
+        tile = np.asarray(look.tile_lab, np.float32)
+    d_tile = _lab_distance(face, tile, w) if tile is not None else np.full(kinds.shape, np.inf)
+    expected = np.full(face.shape, np.nan, np.float32)
+    if groups is None:
+        groups = kinds
+    for group in np.unique(groups):
+        sel = groups == group
+        kind = str(group).split(":")[0]
+        ref = look.square_lab.get(kind) if look is not None else None
         if ref is None:
-            # the kind's colour from its squares that do not look like tiles, preferring
-            # those without ink (a kind may be mostly covered, like a centre under tiles)
-            pool = sel & (d_tile > cfg.blank_match) if d_tile is not None else sel
-            if not pool.any():
-                if kind != "plain" and d_tile is not None:
-                    is_tile |= sel & cand          # every square of this kind is covered
-                continue
-            free = pool & ~cand
-            src = free if free.sum() >= max(2, cfg.free_share * pool.sum()) else pool
+            unlike = d_tile > cfg.unlike_tile     # squares unlike the tiles ...
+            src = sel & unlike & ~cand            # ... showing no ink: surely empty;
+            if not src.any():                     # dark print on all (a centre number)
+                src = sel & unlike
+            if not src.any():                     # all covered: the kind's other squares
+                src = (kinds == kind) & unlike & ~cand
+            if not src.any():
+                continue                          # every square of it looks covered
             ref = np.median(face[src], axis=0)
-        d_sq = _lab_distance(face, ref, w)
-        unlike_square = d_sq > cfg.square_sep
-        if d_tile is not None:
-            like_tile = d_tile < d_sq
-            if kind != "plain":
-                is_tile |= sel & cand & unlike_square & like_tile
-            # an ink-less face of the tiles' colour, unlike the square: a blank / joker
-            blank |= (sel & ~cand & unlike_square & (d_tile < cfg.blank_match)
-                      & (stats.contrast < cfg.ink_min_contrast))
-        elif kind != "plain":
-            is_tile |= sel & cand & (d_sq > cfg.square_sep_alone)
-    return is_tile, blank, tile_lab
+        expected[sel] = ref
+    d_square = _lab_distance(face, expected, w)
+    d_square[np.isnan(d_square)] = np.inf
+    calibrated = look is not None and look.tile_lab is not None
+    return Squares(tile, expected, d_square, d_tile, calibrated)
+
+
+def tiles_on_squares(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
+                     colours: Squares, config: TilesConfig | None = None):
+    """Which candidate cells are tiles, and which ink-less cells are blank tiles.
+
+    Ink on a plain square is a tile. On a special square (2x, 3x, a sign, the printed
+    centre numbers) a candidate is a tile only when its face differs from that kind's
+    empty colour and lies nearer the tiles' colour (when that is unknown: differs by
+    ``square_sep_alone``). A blank / joker: no ink, the tiles' colour, far from the
+    square's — only with a calibrated tile colour (a profile): glare on an empty square
+    looks too much like a blank otherwise. Returns (is_tile, blank), (rows, cols) bool."""
+    cfg = config or TilesConfig()
+    d_sq, d_tile = colours.d_square, colours.d_tile
+    plain = kinds == "plain"
+    unknown_square = ~np.isfinite(d_sq)
+    if colours.tile is not None:
+        special = cand & (d_sq > cfg.square_sep) & (d_tile < d_sq)
+    else:
+        special = cand & (d_sq > cfg.square_sep_alone)
+    is_tile = (cand & plain) | (~plain & (special | (cand & unknown_square)))
+    blank = np.zeros_like(cand)
+    if colours.tile is not None and colours.tile_calibrated:
+        blank = (~cand & (d_sq > cfg.blank_square_sep) & (d_tile < cfg.blank_match)
+                 & (stats.contrast < cfg.ink_min_contrast))
+    return is_tile, blank
 
 
 def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
@@ -549,9 +610,11 @@ def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     kinds = square_kinds_of(game, rows, cols)
     look = tile_look(profile)
     cand = tile_candidates(stats, cfg)
-    occluded_mask = occlusion(stats, cand, kinds, look, cfg)
+    colours = board_colours(stats, cand, kinds, look, cfg,
+                            groups=square_groups_of(game, rows, cols))
+    occluded_mask = occlusion(stats, colours, cfg)
     cand &= ~occluded_mask
-    is_tile, blank, _ = tiles_on_squares(stats, cand, kinds, look, cfg)
+    is_tile, blank = tiles_on_squares(stats, cand, kinds, colours, cfg)
     blank &= ~occluded_mask
     clock("cells.stats")
 
@@ -742,17 +805,26 @@ def _settle_with_tesseract(unsure, cells, conf, p, mixmath, cfg) -> None:
 
 # ------------------------------------------------------------------------ occlusion
 
-def occlusion(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
-              look: TileLook | None = None, config: TilesConfig | None = None) -> np.ndarray:
+def occlusion(stats: CellStats, colours: Squares | None = None,
+              config: TilesConfig | None = None) -> np.ndarray:
     """(rows, cols) bool: cells a hand or arm hides. A cell is suspect when much of it is
-    skin-coloured; suspects that form a blob of ``occluder_min_cells`` or more are
-    occluded (a lone skin-toned cell is more likely a tile of pale wood or a print)."""
+    skin-coloured and its face is not its square's usual colour (orange print under warm
+    light can look like skin); suspects that form a blob of ``occluder_min_cells`` or more
+    are occluded, with the blob's partly covered fringe."""
     cfg = config or TilesConfig()
-    suspect = stats.skin_frac >= cfg.skin_min_frac
+    skin = stats.skin_frac >= cfg.skin_min_frac
+    odd = np.zeros_like(skin)
+    if colours is not None:
+        skin &= colours.d_square > cfg.occluder_unlike
+        # a sleeve, a dark hand: a face that is neither its square's nor a tile's
+        odd = (colours.d_square > cfg.occluder_odd) & (colours.d_tile > cfg.occluder_odd)
+    suspect = skin | odd
     if not suspect.any():
         return suspect
     n, labels, st, _ = cv2.connectedComponentsWithStats(suspect.astype(np.uint8), connectivity=8)
-    big = [i for i in range(1, n) if st[i, cv2.CC_STAT_AREA] >= cfg.occluder_min_cells]
+    n_skin = np.bincount(labels[skin], minlength=n)
+    big = [i for i in range(1, n) if st[i, cv2.CC_STAT_AREA] >= cfg.occluder_min_cells
+           and (n_skin[i] > 0 or st[i, cv2.CC_STAT_AREA] >= cfg.occluder_odd_cells)]
     hidden = np.isin(labels, big)
     # the blob's fringe: neighbours that a finger or the arm's edge covers in part
     edge = stats.skin_frac >= cfg.skin_edge_frac
