@@ -196,3 +196,32 @@ def test_real_empty_boards_read_empty(real_truth):
         cells, conf, occluded = tiles.read_cells(real_grid(name), "mixmath")
         assert all(v is None for row in cells for v in row), name
         assert occluded == []
+
+
+def test_a_sets_own_glyphs_are_learned_from_its_tile_set_photo(real_truth):
+    """The calibration photo (tile set in ascending order) gives prototypes of the set's
+    font; with them the real game photos' cells are read confidently (no Tesseract)."""
+    own = tiles.learn_set_glyphs(real_grid("tile-set.jpg"), "mixmath", "test-set")
+    assert sorted(set(own.labels.tolist())) == list(range(10))
+    sure = []
+    model = tiles.digits.load_model()
+    for name in ("game-15.jpg", "game-19.jpg"):
+        grid = real_grid(name)
+        stats = tiles.cell_stats(grid, 14, 14)
+        truth = real_truth[name]["cells"]
+        mask = np.array([[v is not None for v in row] for row in truth])
+        for cg in tiles.ink_glyphs(grid, 14, 14, stats, mask):
+            f = tiles.digits.glyph_features([g.image for g in cg.glyphs],
+                                            [g.box[3] / P for g in cg.glyphs])
+            p = model.predict_proba(f, tiles.digits.DIGIT_CLASSES)
+            value, q, _ = tiles.decode_mixmath(own.adapt(model, f, p, tiles.digits.DIGIT_CLASSES))
+            assert value == truth[cg.cell[0]][cg.cell[1]]
+            sure.append(q)
+    assert min(sure) > 0.9
+
+
+def test_a_shuffled_tile_set_is_refused():
+    truth = random_position("mixmath", np.random.default_rng(9), 46)
+    grid = flat_grid("mixmath", print_style("mixmath"), truth)
+    with pytest.raises(ValueError, match="ascending"):
+        tiles.learn_set_glyphs(grid, "mixmath", "shuffled")

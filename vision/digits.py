@@ -18,8 +18,15 @@ and ink colours, size, offset, rotation, stroke weight, perspective squeeze, res
 blur, noise, JPEG). The trained weights ship in ``vision/models/glyphs.npz``; rebuild them
 (seeded, reproducible) with::
 
-    python -m vision.digits --train          # ~ a few minutes on one core
+    python -m vision.digits --train          # ~ 10 minutes on one core
     python -m vision.digits --eval           # accuracy on HELD-OUT fonts
+
+A physical set's own font is learned from its calibration photo of the tile set (laid out
+in ascending order): :class:`SetGlyphs` prototypes in ``vision/models/set-PROFILE.npz``
+sharpen the model on that set (the shipped Mathable one comes from
+``../shared/real/mathable/tile-set.jpg``)::
+
+    python -m vision.digits --learn-set mathable ../shared/real/mathable/tile-set.jpg
 
 >>> CLASSES[:10] == tuple("0123456789"), CLASSES[10:]
 (True, ('+', '-', 'x', '/', '?'))
@@ -233,6 +240,77 @@ def fit(x: np.ndarray, y: np.ndarray, *, hidden: int = 128, epochs: int = 30,
     layers = [(params[i], params[i + 1]) for i in range(0, len(params), 2)]
     return GlyphModel(mean.astype(np.float32), scale.astype(np.float32), layers,
                       {"hidden": hidden, "epochs": epochs, "seed": seed})
+
+
+# ------------------------------------------------------------ one set's own glyphs
+
+SET_TEMPERATURE = 0.05   # cosine-similarity scale of the prototype vote
+SET_WEIGHT = 1.0         # exponent of the prototype vote against the model's probabilities
+
+
+@dataclass
+class SetGlyphs:
+    """Glyph prototypes of one physical set (its tiles' own font), learned from its
+    calibration photo: features as the model standardises them, unit length, and labels.
+
+    :meth:`adapt` sharpens the generic model's probabilities with a vote of the nearest
+    prototype of each class: the set's 6 looks like the set's 6, whatever other fonts do.
+    """
+
+    name: str
+    features: np.ndarray   # (M, D) float32, standardised and L2-normalised
+    labels: np.ndarray     # (M,) int class indices
+
+    @staticmethod
+    def _embed(model: GlyphModel, features: np.ndarray) -> np.ndarray:
+        z = (features - model.mean) / model.scale
+        return z / (np.linalg.norm(z, axis=1, keepdims=True) + 1e-6)
+
+    @classmethod
+    def from_glyphs(cls, name: str, model: GlyphModel, features: np.ndarray,
+                    labels: np.ndarray) -> SetGlyphs:
+        return cls(name, cls._embed(model, features).astype(np.float32),
+                   np.asarray(labels, np.int64))
+
+    def adapt(self, model: GlyphModel, features: np.ndarray, probs: np.ndarray,
+              classes: slice | None = None) -> np.ndarray:
+        """Combine (N, K) model probabilities over ``classes`` with the prototype vote."""
+        if len(features) == 0:
+            return probs
+        sims = self._embed(model, features) @ self.features.T          # (N, M)
+        idx = np.arange(len(CLASSES))[classes if classes is not None else slice(None)]
+        best = np.full((len(features), len(idx)), -1.0, np.float32)
+        for j, k in enumerate(idx):
+            mine = self.labels == k
+            if mine.any():
+                best[:, j] = sims[:, mine].max(axis=1)
+        known = (best > -1).any(axis=0)
+        vote = np.exp((best - best.max(axis=1, keepdims=True)) / SET_TEMPERATURE)
+        vote[:, ~known] = vote[:, known].mean(axis=1, keepdims=True) if known.any() else 1
+        out = probs * vote ** SET_WEIGHT
+        return out / out.sum(axis=1, keepdims=True)
+
+    def save(self, path: Path) -> None:
+        np.savez_compressed(path, name=np.array(self.name),
+                            features=self.features.astype(np.float16), labels=self.labels)
+
+    @classmethod
+    def load(cls, path: Path) -> SetGlyphs:
+        with np.load(path) as z:
+            return cls(str(z["name"]), z["features"].astype(np.float32), z["labels"])
+
+
+def set_glyphs_path(name: str) -> Path:
+    return MODEL_PATH.parent / f"set-{name}.npz"
+
+
+@lru_cache(maxsize=8)
+def load_set_glyphs(name: str | None) -> SetGlyphs | None:
+    """The shipped glyph prototypes of the set profile ``name``, or None."""
+    if not name:
+        return None
+    path = set_glyphs_path(name)
+    return SetGlyphs.load(path) if path.exists() else None
 
 
 # ---------------------------------------------------------------------------- synthesis
@@ -551,7 +629,22 @@ def main(argv=None) -> int:
     ap.add_argument("--hidden", type=int, default=128)
     ap.add_argument("--epochs", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--learn-set", nargs=2, metavar=("PROFILE", "PHOTO"),
+                    help="learn a set's own glyphs from a photo of its tile set laid out in "
+                         "ascending order (writes vision/models/set-PROFILE.npz)")
+    ap.add_argument("--game", default="mixmath")
     args = ap.parse_args(argv)
+    if args.learn_set:
+        import cv2 as _cv2
+        from . import board, tiles
+        name, photo = args.learn_set
+        image = _cv2.imread(photo)
+        if image is None:
+            raise SystemExit(f"cannot read {photo}")
+        grid = board.rectify_grid(image, board.find_board(image, args.game, profile=name))
+        own = tiles.learn_set_glyphs(grid, args.game, name)
+        own.save(set_glyphs_path(name))
+        print(f"learned {len(own.labels)} glyphs of {name} -> {set_glyphs_path(name)}")
     if args.train:
         model = train(args.seed, args.cells, args.hidden, args.epochs)
         model.save(MODEL_PATH)

@@ -34,7 +34,7 @@ Cell values: Mixmath an int 0..99, Calculissimo ``"0".."9" "+" "-" "x" "/"`` or 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -105,6 +105,8 @@ class TilesConfig:
     blank_square_sep: float = 28.0      # ... and this far from its square's is a blank
     conf_rejected_candidate: float = 0.8  # an empty cell that had tile-like ink
     conf_blank: float = 0.7             # a blank / joker (no ink to confirm it)
+
+    set_min_agreement: float = 0.8      # a tile-set photo: share read as the order says
 
     unsure_below: float = 0.9           # cells below this confidence go to Tesseract
     use_tesseract: bool = True
@@ -322,12 +324,12 @@ def _group_components(st: np.ndarray, comps: list[int], p: int, origin: tuple[in
             continue
         x, y = x - ox, y - oy
         in_band = x + w <= band or x >= p - band or y + h <= band or y >= p - band
-        if in_band and min(w, h) <= thin:
+        elongated = max(w, h) >= cfg.edge_elongated * min(w, h)
+        if in_band and (min(w, h) <= thin or elongated):
             continue  # a piece of grid line, gap, tile rim or the seam between two tiles
         sides = (x <= z0) + (y <= z0) + (x + w >= z1) + (y + h >= z1)
         cx, cy = x + w / 2, y + h / 2
         centre_in_band = min(cx, cy, p - cx, p - cy) < band
-        elongated = max(w, h) >= cfg.edge_elongated * min(w, h)
         if sides >= 2 or (sides == 1 and (elongated or centre_in_band)):
             continue  # the square's colour showing round an offset or turned tile
         keep.append(i)
@@ -440,6 +442,66 @@ def tile_look(profile: Any) -> TileLook | None:
     squares = {k: tuple(map(float, v)) for k, v in colours.items() if k in KINDS}
     tile = colours.get("tile")
     return TileLook(tuple(map(float, tile)) if tile is not None else None, squares)
+
+
+def _profile_name(profile: Any) -> str | None:
+    if isinstance(profile, dict):
+        return profile.get("name")
+    return getattr(profile, "name", None)
+
+
+def tile_set_values(game: str) -> list:
+    """The values of one tile of each kind, ascending: how a calibration photo of the
+    tile set lays them out (row by row from the top left)."""
+    if game == "mixmath":
+        return sorted(MIXMATH_VALUES)
+    return list("0123456789+-x/")
+
+
+def learn_set_glyphs(grid_bgr: np.ndarray, game: str, name: str, *,
+                     shape: tuple[int, int] | None = None,
+                     config: TilesConfig | None = None) -> digits.SetGlyphs:
+    """Learn a set's own glyphs from a rectified photo of its tile set laid out in
+    ascending order, row by row (:func:`tile_set_values`; the real Mathable calibration
+    shot is laid out so). The tiles are found and cut as when reading; their values come
+    from the order, and the generic classifier must agree on most of them (else the layout
+    is not the expected one and nothing is learned).
+
+    Raises
+    ------
+    ValueError
+        The photo does not show the tile set in the expected order.
+    """
+    cfg = config or TilesConfig()
+    rows, cols = _grid_shape(game, shape, None)
+    values = tile_set_values(game)
+    cells, conf, _ = read_cells(grid_bgr, game, config=replace(cfg, use_tesseract=False),
+                                shape=(rows, cols))
+    found = [(r, c) for r in range(rows) for c in range(cols) if cells[r][c] is not None]
+    if len(found) != len(values):
+        raise ValueError(f"the tile-set photo shows {len(found)} tiles, expected "
+                         f"{len(values)} (one of each value, in ascending order)")
+    agree = sum(cells[r][c] == v for (r, c), v in zip(found, values))
+    if agree < cfg.set_min_agreement * len(values):
+        raise ValueError(f"only {agree} of {len(values)} tiles read as the ascending order "
+                         "expects: lay the tile set out row by row, smallest first")
+    stats = cell_stats(grid_bgr, rows, cols, cfg)
+    mask = np.zeros((rows, cols), bool)
+    for r, c in found:
+        mask[r, c] = True
+    by_cell = {cg.cell: cg for cg in ink_glyphs(grid_bgr, rows, cols, stats, mask,
+                                                 split_pairs=game == "mixmath", config=cfg)}
+    images, labels = [], []
+    p = grid_bgr.shape[0] / rows
+    for (r, c), v in zip(found, values):
+        cg = by_cell[(r, c)]
+        text = str(v)
+        if len(cg.glyphs) == len(text):
+            images += [(g.image, g.box[3] / p) for g in cg.glyphs]
+            labels += [digits.CLASSES.index(ch) for ch in text]
+    model = digits.load_model()
+    feats = digits.glyph_features([im for im, _ in images], [h for _, h in images])
+    return digits.SetGlyphs.from_glyphs(name, model, feats, np.array(labels))
 
 
 def learn_look(grid_bgr: np.ndarray, game: str, *, empty: bool = False,
@@ -630,7 +692,11 @@ def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     model = digits.load_model()
     feats = digits.glyph_features([g.image for g in glyphs],
                                   [g.box[3] / (grid_bgr.shape[0] / rows) for g in glyphs])
-    probs = model.predict_proba(feats, digits.DIGIT_CLASSES if mixmath else None)
+    classes = digits.DIGIT_CLASSES if mixmath else None
+    probs = model.predict_proba(feats, classes)
+    own = digits.load_set_glyphs(_profile_name(profile))
+    if own is not None:      # the set's own font, learned from its calibration photo
+        probs = own.adapt(model, feats, probs, classes)
     clock("cells.classify")
     k = 0
     unsure = []

@@ -1,0 +1,71 @@
+"""read_board end to end and the BoardReading JSON contract (ARCHITECTURE.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.reader import read_board
+from vision.reading import BoardReading
+
+REAL = Path(__file__).parents[1].parent / "shared" / "real" / "mathable"
+CONTRACT_KEYS = {"game", "rows", "cols", "cells", "confidence", "corners", "ms"}
+
+
+def test_reading_json_has_the_contract_shape():
+    cells = [[None, np.int64(7)], ["x", None]]
+    r = BoardReading("calculissimo", 2, 2, cells, np.array([[1.0, 0.93], [0.5, 1.0]]),
+                     np.arange(8).reshape(4, 2), occluded=[(1, 1)], ms=12.34,
+                     stage_ms={"find": 5.0})
+    d = json.loads(r.dumps())                     # plain JSON types all the way down
+    assert set(d) == CONTRACT_KEYS | {"occluded", "stage_ms"}
+    assert d["cells"] == [[None, 7], ["x", None]]
+    assert d["confidence"] == [[1.0, 0.93], [0.5, 1.0]]
+    assert d["corners"] == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    assert d["occluded"] == [[1, 1]] and d["ms"] == 12.3
+    assert r.unsure(0.9) == [(1, 0)] and r.is_occluded()
+
+
+def test_reading_rejects_a_ragged_grid():
+    with pytest.raises(ValueError):
+        BoardReading("mixmath", 2, 2, [[None, None], [None]], np.ones((2, 2)), np.zeros((4, 2)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_rendered_print_and_play_photos_read_right(seed):
+    render = pytest.importorskip("samples.render")
+    cells = render.random_cells("mixmath", np.random.default_rng(seed), fill=0.3)
+    img, truth = render.render_photo("mixmath", cells, tier=1, seed=seed, hand=False)
+    reading = read_board(img, "mixmath")
+    assert reading.cells == truth["cells"]
+    assert reading.occluded == []
+    assert {"find", "rectify", "cells"} <= set(reading.stage_ms)
+    assert np.abs(reading.corners - np.array(truth["corners"])).max() < 15
+
+
+@pytest.fixture(scope="module")
+def real_truth():
+    if not (REAL / "truth.json").exists():
+        pytest.skip("../shared/real/mathable is not here")
+    return json.loads((REAL / "truth.json").read_text())["photos"]
+
+
+@pytest.mark.slow
+def test_real_mathable_photos_read_end_to_end(real_truth):
+    """All 22 real photos, board found and every cell read with no options (the
+    Mathable profile and its own glyphs are recognised)."""
+    wrong = {}
+    for name, truth in real_truth.items():
+        reading = read_board(cv2.imread(str(REAL / name)), "mixmath")
+        bad = [((r, c), reading.cells[r][c], v) for r, row in enumerate(truth["cells"])
+               for c, v in enumerate(row) if reading.cells[r][c] != v]
+        if bad or reading.occluded:
+            wrong[name] = bad
+        out = reading.to_json()
+        assert set(out) >= CONTRACT_KEYS and out["rows"] == out["cols"] == 14
+    assert wrong == {}
