@@ -194,9 +194,11 @@ def run(args) -> list[dict]:
     return rows
 
 
-def markdown(rows: list[dict]) -> str:
-    keys = ["set", "reader", "photos", "all right", "cells", "no board", "median ms", "p95 ms",
-            "wrongly flagged", "flagged", "hot spots"]
+def markdown(rows: list[dict], keys: list[str] | None = None) -> str:
+    """The rows as one markdown table: ``keys`` (default: every key, first seen first)
+    that some row has."""
+    if keys is None:
+        keys = list(dict.fromkeys(k for r in rows for k in r))
     keys = [k for k in keys if any(k in r for r in rows)]
     lines = ["| " + " | ".join(keys) + " |", "|" + " --- |" * len(keys)]
     lines += ["| " + " | ".join(str(r.get(k, "")) for k in keys) + " |" for r in rows]
@@ -219,7 +221,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)  # one core, as the targets are stated
     started = time.time()
-    table = markdown(run(args))
+    table = markdown(run(args), ["set", "reader", "photos", "all right", "cells", "no board",
+                                 "median ms", "p95 ms", "wrongly flagged", "flagged",
+                                 "hot spots"])
     table += f"\n\n(bench.vision, {time.time() - started:.0f} s; {' '.join(sys.argv[1:])})\n"
     print(table)
     if args.out:

@@ -94,4 +94,5 @@ def read_board(image_bgr: np.ndarray, game: str, *, profile: Any = None,
     t3 = time.perf_counter()
     stage_ms["cells"] = (t3 - t2) * 1000
     return BoardReading(game, g.rows, g.cols, cells, conf, location.corners,
-                        occluded=occluded, ms=(t3 - t0) * 1000, stage_ms=stage_ms)
+                        occluded=occluded, grid_corners=location.grid_corners,
+                        ms=(t3 - t0) * 1000, stage_ms=stage_ms)

@@ -41,6 +41,9 @@ class BoardReading:
         The board's corners in the photo (x, y): TL, TR, BR, BL as the board is oriented.
     occluded : list of (row, col)
         Cells a hand, arm or other object hides: not read, never reported as tiles.
+    grid_corners : (4, 2) float ndarray or None
+        The playing grid's corners in the photo, same order (for an own set whose border
+        is not known, the grid is what was measured; ``corners`` extends it).
     ms : float
         Total reading time in milliseconds.
     stage_ms : dict of str to float
@@ -54,12 +57,15 @@ class BoardReading:
     confidence: np.ndarray
     corners: np.ndarray
     occluded: list[tuple[int, int]] = field(default_factory=list)
+    grid_corners: np.ndarray | None = None
     ms: float = 0.0
     stage_ms: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self):
         self.confidence = np.asarray(self.confidence, dtype=float).reshape(self.rows, self.cols)
         self.corners = np.asarray(self.corners, dtype=float).reshape(4, 2)
+        if self.grid_corners is not None:
+            self.grid_corners = np.asarray(self.grid_corners, dtype=float).reshape(4, 2)
         if len(self.cells) != self.rows or any(len(row) != self.cols for row in self.cells):
             raise ValueError(f"cells must be {self.rows} rows of {self.cols} values")
 
