@@ -9,8 +9,9 @@ twice — once through :func:`vision.reader.read_board` (the real path) and once
 cell reader alone on the grid rectified from the TRUE grid corners ("oracle grid"), so a
 board-finding failure and a cell-reading failure are told apart. Prints one table row per
 game and tier: photos whose board was found within a quarter of a cell, photos all
-right with the oracle grid and end to end, and the wrong cells by kind (a tile missed, an
-empty cell read as a tile, a tile misread, a clean cell flagged as hidden).
+right with the oracle grid and end to end, the wrong cells by kind (a tile missed, an
+empty cell read as a tile, a tile misread, a clean cell flagged as hidden) and the photos
+flagged as having a hand over the board (with ``--hand`` every photo has one).
 """
 
 from __future__ import annotations
@@ -74,6 +75,10 @@ def confusions(truth: dict, cells) -> list[tuple[str, str]]:
             for c, t in enumerate(row) if cells[r][c] != t]
 
 
+def _share(a: int, b: int) -> str:
+    return f"{100 * a / b:.0f} % of {b}" if b else "-"
+
+
 def run(args) -> list[dict]:
     rows = []
     for salt, game in enumerate(args.games):
@@ -82,7 +87,8 @@ def run(args) -> list[dict]:
             conf: Counter = Counter()
             ms = []
             label = f"{game} tier {tier}"
-            for i in tqdm(range(args.n), desc=label, leave=False, file=sys.stderr):
+            for i in tqdm(range(args.n), desc=label, leave=False, file=sys.stderr,
+                          disable=args.verbose):
                 seed = photo_seed(args.seed + 1000 * salt + 10 * tier, i)
                 image, truth, _ = sample_photo(game, tier, seed, hand=args.hand,
                                                fonts="held_out")
@@ -105,6 +111,9 @@ def run(args) -> list[dict]:
                 tally["photos"] += 1
                 tally["board ok"] += board_ok
                 tally["oracle right"] += not o_wrong
+                key = "hands" if truth["hand"] else "clean"
+                tally[key] += 1
+                tally[key + " flagged"] += bool(hidden)
                 tally["right"] += board_ok and not wrong
                 for k, v in o_wrong.items():
                     tally["oracle " + k] += v
@@ -114,9 +123,9 @@ def run(args) -> list[dict]:
                     conf.update(confusions(truth, cells))
                 if args.verbose and (o_wrong or wrong or not board_ok):
                     bad = confusions(truth, o_cells)[:6]
-                    print(f"{label} #{i} seed {seed}: board {'ok' if board_ok else 'WRONG'} "
-                          f"(corner error {err:.0f} px), oracle {dict(o_wrong)} {bad}, "
-                          f"read {dict(wrong)}", file=sys.stderr)
+                    tqdm.write(f"{label} #{i} seed {seed}: board {'ok' if board_ok else 'WRONG'} "
+                               f"(corner error {err:.0f} px), oracle {dict(o_wrong)} {bad}, "
+                               f"read {dict(wrong)}", file=sys.stderr)
                 if args.save and (o_wrong or wrong or not board_ok):
                     args.save.mkdir(parents=True, exist_ok=True)
                     stem = args.save / f"{game}{tier}-{i}"
@@ -132,6 +141,8 @@ def run(args) -> list[dict]:
                     str(tally["oracle " + k]) for k in ("miss", "fp", "misread", "hidden")),
                 "miss/fp/misread/hidden": "/".join(
                     str(tally[k]) for k in ("miss", "fp", "misread", "hidden")),
+                "hands flagged": _share(tally["hands flagged"], tally["hands"]),
+                "clean flagged": _share(tally["clean flagged"], tally["clean"]),
                 "median ms": f"{np.median(ms):.0f}",
                 "hot spots": ", ".join(f"{t}→{r} ×{k}" for (t, r), k in conf.most_common(4)),
             })

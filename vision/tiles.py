@@ -65,14 +65,19 @@ class TilesConfig:
     OpenCV Lab (L 0..255, a/b offset by 128) or 8-bit grey levels."""
 
     stats_px: int = 16                  # cell side of the downsampled image for colour stats
-    face_frac: float = 0.6              # central part of a cell whose median is the face colour
+    face_frac: float = 0.6              # central part of a cell whose colour is the face's ...
+    face_band: tuple[float, float] = (0.45, 0.85)  # ... from this band of its pixels by
+                                        # lightness (numerals up to ~45 % of the centre are
+                                        # darker, a square's light label up to 15 % lighter)
     zone_frac: float = 0.9              # central part of a cell where ink may lie
     dark_frac: float = 0.6              # central part where ink level and share are measured
     face_min_l: float = 60.0            # a tile face is not dark ...
     face_max_chroma: float = 75.0       # ... and not vivid (cream under 2700 K reaches ~55;
                                         # coloured squares are told apart by their kind)
-    ink_min_contrast: float = 25.0      # face grey minus darkest (3x3-blurred) ink grey,
-    ink_min_rel_contrast: float = 0.3   # ... also relative to the face (dim light)
+    ink_min_contrast: float = 18.0      # face grey minus darkest (3x3-blurred) ink grey,
+    ink_min_rel_contrast: float = 0.15  # ... also relative to the face (dim light); empty
+                                        # squares reach ~20 (noise, fold lines, the edge of
+                                        # a neighbour's tile): glyph cutting rejects those
     ink_max_spread: float = 100.0       # ink is dark (black, navy, brown, dark red): its spread is at
     ink_spread_face: float = 0.8        # most this + this * the face's (coloured print fails)
     ink_min_frac: float = 0.012         # share of the centre that is ink on a tile
@@ -98,9 +103,13 @@ class TilesConfig:
     split_window: tuple[float, float] = (0.3, 0.7)  # where in its width a glyph is split
 
     lab_l_weight: float = 0.5           # lightness counts half in colour distances (shade)
+    wb_light_share: float = 0.3         # the lightest cells set the white balance ...
+    wb_max_gain: float = 1.6            # ... by channel gains up to this (2700 K needs ~1.5)
     square_sep: float = 14.0            # a tile's face differs this much from the square
     square_sep_alone: float = 30.0      # ... when the tiles' own colour is not known
     unlike_tile: float = 24.0           # a face this far from the tiles' is surely no tile
+    group_spread: float = 20.0          # empty squares of one colour differ this much in a
+                                        # photo (shade, gradient, white balance drift)
     blank_match: float = 12.0           # an ink-less face this near the tiles' ...
     blank_square_sep: float = 28.0      # ... and this far from its square's is a blank
     conf_rejected_candidate: float = 0.8  # an empty cell that had tile-like ink
@@ -116,6 +125,7 @@ class TilesConfig:
     skin_min_frac: float = 0.5          # a cell this much skin-coloured is a hand candidate
     occluder_min_cells: int = 2         # a blob of at least this many cells is a hand/arm
     occluder_unlike: float = 15.0       # ... unless its face is this near its square's
+    occluder_tile_like: float = 15.0    # ... or this near the tiles' with ink on it
     occluder_odd: float = 40.0          # a face this far from both square and tile is odd
     occluder_odd_cells: int = 4         # a blob of odd cells with no skin must be this big
     skin_edge_frac: float = 0.04        # next to such a blob, a cell this much skin is
@@ -197,12 +207,19 @@ def cell_stats(grid_bgr: np.ndarray, rows: int, cols: int,
     grid_bgr = grid_bgr[:rows * p, :cols * p]
     s = cfg.stats_px
     small = cv2.resize(grid_bgr, (cols * s, rows * s), interpolation=cv2.INTER_AREA)
-    lab_c = _cells_view(cv2.cvtColor(small, cv2.COLOR_BGR2LAB), rows, cols)
     fc = _centre(s, cfg.face_frac)
-    face_lab = np.median(lab_c[:, :, fc, fc].reshape(rows, cols, -1, 3), axis=2)
+    lab_c = _cells_view(cv2.cvtColor(_white_balanced(small, rows, cols, fc, cfg),
+                                     cv2.COLOR_BGR2LAB), rows, cols)
+    centre_lab = lab_c[:, :, fc, fc].reshape(rows, cols, -1, 3)
+    # The face is the middle band of the centre's pixels by lightness: a tile's dark
+    # numerals and a square's light printed label both fall outside it.
+    n = centre_lab.shape[2]
+    band = np.argsort(centre_lab[..., 0], axis=2, kind="stable")[
+        :, :, int(cfg.face_band[0] * n):max(int(cfg.face_band[1] * n), 1)]
+    face_lab = np.take_along_axis(centre_lab, band[..., None], axis=2).mean(axis=2)
     chroma = np.hypot(face_lab[..., 1] - 128, face_lab[..., 2] - 128)
     small_c = _cells_view(small, rows, cols)[:, :, fc, fc].reshape(rows, cols, -1, 3)
-    face_bgr = np.median(small_c, axis=2)
+    face_bgr = np.take_along_axis(small_c, band[..., None], axis=2).mean(axis=2)
     face_grey = face_bgr @ np.array([0.114, 0.587, 0.299])   # BGR -> grey weights
     face_spread = face_bgr.max(axis=2) - face_bgr.min(axis=2)
 
@@ -224,6 +241,19 @@ def cell_stats(grid_bgr: np.ndarray, rows: int, cols: int,
     return CellStats(face_lab, face_grey.astype(np.float32), face_spread.astype(np.float32),
                      dark, chroma.astype(np.float32), ink_frac.astype(np.float32),
                      ink_spread.astype(np.float32), skin.mean(axis=2), grey, ink)
+
+
+def _white_balanced(small: np.ndarray, rows: int, cols: int, fc: slice,
+                    cfg: TilesConfig) -> np.ndarray:
+    """The grid with the light's colour cast taken out: channel gains that make the
+    lightest cells (plain squares and tiles: white, cream, pale — near grey in any set)
+    grey on average. Colours are compared after this, so warm and cool light look alike."""
+    centres = _cells_view(small, rows, cols)[:, :, fc, fc].reshape(rows * cols, -1, 3)
+    faces = np.median(centres, axis=1)                            # (cells, 3) BGR
+    grey = faces @ np.array([0.114, 0.587, 0.299])
+    ref = np.median(faces[grey >= np.quantile(grey, 1 - cfg.wb_light_share)], axis=0)
+    gains = np.clip(ref.mean() / np.maximum(ref, 1.0), 1 / cfg.wb_max_gain, cfg.wb_max_gain)
+    return cv2.multiply(small, np.append(gains, 1.0), dtype=cv2.CV_8U)
 
 
 def _per_pixel(values: np.ndarray, p: int) -> np.ndarray:
@@ -576,9 +606,13 @@ def board_colours(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
 
     Plain squares carry no print, so ink on one is a tile: the tiles' colour is the median
     face of those (else ``look.tile_lab``). A kind's colour comes from ``look``, else from
-    the photo: the median face of its squares that look unlike the tiles and show no ink,
-    else (dark print on every one of them, like the centre numbers) of those unlike tiles. ``groups``
-    (:func:`square_groups_of`) splits kinds whose squares differ in colour."""
+    the photo, per group of squares that look alike (``groups``,
+    :func:`square_groups_of`). Plain squares carry no print, so those showing no ink are
+    empty. On a special square ink does not tell — its own label may be dark (a "2x" on a
+    yellow square) — colour does: the squares of the group that look least like a tile
+    (the median face of those within ``group_spread`` of the farthest) are the empty ones.
+    A group whose every square looks like a tile takes the colour of those of its squares
+    that show no ink, else of its kind's other groups, else stays unknown."""
     cfg = config or TilesConfig()
     face = stats.face_lab
     w = cfg.lab_l_weight
@@ -589,24 +623,32 @@ def board_colours(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
     elif look is not None and look.tile_lab is not None:
         tile = np.asarray(look.tile_lab, np.float32)
     d_tile = _lab_distance(face, tile, w) if tile is not None else np.full(kinds.shape, np.inf)
-    expected = np.full(face.shape, np.nan, np.float32)
     if groups is None:
         groups = kinds
+
+    def empty_colour(sel: np.ndarray, plain: bool):
+        bare = sel & ~cand          # showing no ink
+        if tile is not None and not plain:
+            d = np.where(sel, d_tile, -np.inf)
+            if d.max() >= cfg.unlike_tile:
+                return np.median(face[d >= d.max() - cfg.group_spread], axis=0)
+        elif not bare.any() and not plain:
+            bare = sel
+        # plain squares carry no print: those showing no ink are empty; so are squares of
+        # a tile-like colour that show none
+        return np.median(face[bare], axis=0) if bare.any() else None
+
+    expected = np.full(face.shape, np.nan, np.float32)
     for group in np.unique(groups):
         sel = groups == group
         kind = str(group).split(":")[0]
         ref = look.square_lab.get(kind) if look is not None else None
         if ref is None:
-            unlike = d_tile > cfg.unlike_tile     # squares unlike the tiles ...
-            src = sel & unlike & ~cand            # ... showing no ink: surely empty;
-            if not src.any():                     # dark print on all (a centre number)
-                src = sel & unlike
-            if not src.any():                     # all covered: the kind's other squares
-                src = (kinds == kind) & unlike & ~cand
-            if not src.any():
-                continue                          # every square of it looks covered
-            ref = np.median(face[src], axis=0)
-        expected[sel] = ref
+            ref = empty_colour(sel, kind == "plain")
+        if ref is None:
+            ref = empty_colour(kinds == kind, kind == "plain")
+        if ref is not None:
+            expected[sel] = ref
     d_square = _lab_distance(face, expected, w)
     d_square[np.isnan(d_square)] = np.inf
     calibrated = look is not None and look.tile_lab is not None
@@ -674,7 +716,7 @@ def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     cand = tile_candidates(stats, cfg)
     colours = board_colours(stats, cand, kinds, look, cfg,
                             groups=square_groups_of(game, rows, cols))
-    occluded_mask = occlusion(stats, colours, cfg)
+    occluded_mask = occlusion(stats, colours, cfg, cand)
     cand &= ~occluded_mask
     is_tile, blank = tiles_on_squares(stats, cand, kinds, colours, cfg)
     blank &= ~occluded_mask
@@ -872,18 +914,25 @@ def _settle_with_tesseract(unsure, cells, conf, p, mixmath, cfg) -> None:
 # ------------------------------------------------------------------------ occlusion
 
 def occlusion(stats: CellStats, colours: Squares | None = None,
-              config: TilesConfig | None = None) -> np.ndarray:
-    """(rows, cols) bool: cells a hand or arm hides. A cell is suspect when much of it is
-    skin-coloured and its face is not its square's usual colour (orange print under warm
-    light can look like skin); suspects that form a blob of ``occluder_min_cells`` or more
-    are occluded, with the blob's partly covered fringe."""
+              config: TilesConfig | None = None, cand: np.ndarray | None = None) -> np.ndarray:
+    """(rows, cols) bool: cells a hand or arm hides.
+
+    A cell is explained when its face is its square's usual colour, or the tiles' colour
+    with ink on it (``cand``: a tile, however skin-like pale wood looks under warm light).
+    An unexplained cell is suspect when much of it is skin-coloured, or when its face is
+    far from both square and tile (a sleeve, a dark hand); suspects that form a blob of
+    ``occluder_min_cells`` or more are hidden, with the blob's partly covered fringe."""
     cfg = config or TilesConfig()
     skin = stats.skin_frac >= cfg.skin_min_frac
     odd = np.zeros_like(skin)
+    explained = np.zeros_like(skin)
     if colours is not None:
-        skin &= colours.d_square > cfg.occluder_unlike
+        explained = colours.d_square <= cfg.occluder_unlike
+        if cand is not None:
+            explained |= cand & (colours.d_tile <= cfg.occluder_tile_like)
         # a sleeve, a dark hand: a face that is neither its square's nor a tile's
         odd = (colours.d_square > cfg.occluder_odd) & (colours.d_tile > cfg.occluder_odd)
+    skin &= ~explained
     suspect = skin | odd
     if not suspect.any():
         return suspect
@@ -893,7 +942,7 @@ def occlusion(stats: CellStats, colours: Squares | None = None,
            and (n_skin[i] > 0 or st[i, cv2.CC_STAT_AREA] >= cfg.occluder_odd_cells)]
     hidden = np.isin(labels, big)
     # the blob's fringe: neighbours that a finger or the arm's edge covers in part
-    edge = stats.skin_frac >= cfg.skin_edge_frac
+    edge = (stats.skin_frac >= cfg.skin_edge_frac) & ~explained
     for _ in range(cfg.occluder_grow):
         grown = cv2.dilate(hidden.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         hidden = hidden | (grown & edge)
