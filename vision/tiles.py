@@ -105,6 +105,8 @@ class TilesConfig:
     lab_l_weight: float = 0.5           # lightness counts half in colour distances (shade)
     wb_light_share: float = 0.3         # the lightest cells set the white balance ...
     wb_max_gain: float = 1.6            # ... by channel gains up to this (2700 K needs ~1.5)
+    wb_light_grey: float = 210.0        # ... and an exposure gain that makes them this grey
+    wb_exposure: tuple[float, float] = (0.8, 2.5)   # (brightness 0.5-1.5 x, print shades)
     square_sep: float = 14.0            # a tile's face differs this much from the square
     square_sep_alone: float = 30.0      # ... when the tiles' own colour is not known
     unlike_tile: float = 24.0           # a face this far from the tiles' is surely no tile
@@ -245,15 +247,17 @@ def cell_stats(grid_bgr: np.ndarray, rows: int, cols: int,
 
 def _white_balanced(small: np.ndarray, rows: int, cols: int, fc: slice,
                     cfg: TilesConfig) -> np.ndarray:
-    """The grid with the light's colour cast taken out: channel gains that make the
-    lightest cells (plain squares and tiles: white, cream, pale — near grey in any set)
-    grey on average. Colours are compared after this, so warm and cool light look alike."""
+    """The grid with the light's colour and strength taken out: channel gains that make
+    the lightest cells (plain squares and tiles: white, cream, pale — near grey in any
+    set) a light grey. Colours are compared after this, so warm and cool, dim and bright
+    light look alike (in a dim photo every colour is nearer grey in Lab)."""
     centres = _cells_view(small, rows, cols)[:, :, fc, fc].reshape(rows * cols, -1, 3)
     faces = np.median(centres, axis=1)                            # (cells, 3) BGR
     grey = faces @ np.array([0.114, 0.587, 0.299])
     ref = np.median(faces[grey >= np.quantile(grey, 1 - cfg.wb_light_share)], axis=0)
-    gains = np.clip(ref.mean() / np.maximum(ref, 1.0), 1 / cfg.wb_max_gain, cfg.wb_max_gain)
-    return cv2.multiply(small, np.append(gains, 1.0), dtype=cv2.CV_8U)
+    cast = np.clip(ref.mean() / np.maximum(ref, 1.0), 1 / cfg.wb_max_gain, cfg.wb_max_gain)
+    level = np.clip(cfg.wb_light_grey / max(float(ref.mean()), 1.0), *cfg.wb_exposure)
+    return cv2.multiply(small, np.append(cast * level, 1.0), dtype=cv2.CV_8U)
 
 
 def _per_pixel(values: np.ndarray, p: int) -> np.ndarray:
