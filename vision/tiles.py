@@ -110,8 +110,6 @@ class TilesConfig:
     square_sep: float = 14.0            # a tile's face differs this much from the square
     square_sep_alone: float = 30.0      # ... when the tiles' own colour is not known
     unlike_tile: float = 24.0           # a face this far from the tiles' is surely no tile
-    group_spread: float = 20.0          # empty squares of one colour differ this much in a
-                                        # photo (shade, gradient, white balance drift)
     blank_match: float = 12.0           # an ink-less face this near the tiles' ...
     blank_square_sep: float = 28.0      # ... and this far from its square's is a blank
     conf_rejected_candidate: float = 0.8  # an empty cell that had tile-like ink
@@ -561,16 +559,17 @@ def learn_look(grid_bgr: np.ndarray, game: str, *, empty: bool = False,
 
 
 def square_groups_of(game: str, rows: int, cols: int) -> np.ndarray:
-    """(rows, cols) names of squares that look alike: the kind and the layout character
-    ("premium2:y" and "premium2:g" are different colours; each printed centre number is
-    its own group)."""
+    """(rows, cols) names of squares that share a colour: the kind, and within premium
+    kinds the layout character (Calculissimo's "premium2:y" whole-calculation squares and
+    "premium2:g" digit squares differ; its start square "*" is its own). A sign or a
+    printed centre number differs from its siblings only in its label, not its colour."""
     from calibration.layouts import layout_rows
     kinds = square_kinds_of(game, rows, cols)
     chars = layout_rows(game, rows, cols)
     if len(chars) != rows or any(len(row) != cols for row in chars):
         return kinds
-    return np.array([[f"{kinds[r, c]}:{chars[r][c]}" for c in range(cols)]
-                     for r in range(rows)])
+    return np.array([[f"{k}:{chars[r][c]}" if k.startswith("premium") else str(k)
+                      for c, k in enumerate(row)] for r, row in enumerate(kinds)])
 
 
 def square_kinds_of(game: str, rows: int, cols: int) -> np.ndarray:
@@ -613,8 +612,8 @@ def board_colours(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
     the photo, per group of squares that look alike (``groups``,
     :func:`square_groups_of`). Plain squares carry no print, so those showing no ink are
     empty. On a special square ink does not tell — its own label may be dark (a "2x" on a
-    yellow square) — colour does: the squares of the group that look least like a tile
-    (the median face of those within ``group_spread`` of the farthest) are the empty ones.
+    yellow square) — colour does: the squares of the group unlike a tile are the empty
+    ones (their median face: a hand over a few of them is outvoted).
     A group whose every square looks like a tile takes the colour of those of its squares
     that show no ink, else of its kind's other groups, else stays unknown."""
     cfg = config or TilesConfig()
@@ -633,9 +632,9 @@ def board_colours(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
     def empty_colour(sel: np.ndarray, plain: bool):
         bare = sel & ~cand          # showing no ink
         if tile is not None and not plain:
-            d = np.where(sel, d_tile, -np.inf)
-            if d.max() >= cfg.unlike_tile:
-                return np.median(face[d >= d.max() - cfg.group_spread], axis=0)
+            unlike = sel & (d_tile >= cfg.unlike_tile)
+            if unlike.any():        # (a hand over a few of them is outvoted)
+                return np.median(face[unlike], axis=0)
         elif not bare.any() and not plain:
             bare = sel
         # plain squares carry no print: those showing no ink are empty; so are squares of
@@ -946,7 +945,7 @@ def occlusion(stats: CellStats, colours: Squares | None = None,
            and (n_skin[i] > 0 or st[i, cv2.CC_STAT_AREA] >= cfg.occluder_odd_cells)]
     hidden = np.isin(labels, big)
     # the blob's fringe: neighbours that a finger or the arm's edge covers in part
-    edge = (stats.skin_frac >= cfg.skin_edge_frac) & ~explained
+    edge = stats.skin_frac >= cfg.skin_edge_frac
     for _ in range(cfg.occluder_grow):
         grown = cv2.dilate(hidden.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         hidden = hidden | (grown & edge)
