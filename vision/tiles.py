@@ -125,7 +125,7 @@ class TilesConfig:
     skin_min_frac: float = 0.5          # a cell this much skin-coloured is a hand candidate
     occluder_min_cells: int = 2         # a blob of at least this many cells is a hand/arm
     occluder_unlike: float = 15.0       # ... unless its face is this near its square's
-    occluder_tile_like: float = 15.0    # ... or this near the tiles' with ink on it
+    explained_conf: float = 0.5         # ... or it is a tile read at least this surely
     occluder_odd: float = 40.0          # a face this far from both square and tile is odd
     occluder_odd_cells: int = 4         # a blob of odd cells with no skin must be this big
     skin_edge_frac: float = 0.04        # next to such a blob, a cell this much skin is
@@ -237,7 +237,13 @@ def cell_stats(grid_bgr: np.ndarray, rows: int, cols: int,
     spread_sum = (_cells_view(spread, rows, cols)[:, :, dc, dc] * ink_c).sum(axis=(2, 3))
     ink_spread = spread_sum / np.maximum(n_ink, 1)
 
-    skin = _skin_mask(lab_c.reshape(rows, cols, -1, 3).astype(np.float32))
+    # skin as the camera saw it (its range spans 2700-6500 K): the balance above is set by
+    # the board's light cells, which may be tinted, and would shift skin with them
+    # Skin as the camera saw it (its range spans 2700-6500 K) or as balanced: the balance
+    # is set by the board's light cells, which may be tinted, and shifts skin with them.
+    raw_lab = _cells_view(cv2.cvtColor(small, cv2.COLOR_BGR2LAB), rows, cols)
+    skin = (_skin_mask(raw_lab.reshape(rows, cols, -1, 3).astype(np.float32))
+            | _skin_mask(lab_c.reshape(rows, cols, -1, 3).astype(np.float32)))
     return CellStats(face_lab, face_grey.astype(np.float32), face_spread.astype(np.float32),
                      dark, chroma.astype(np.float32), ink_frac.astype(np.float32),
                      ink_spread.astype(np.float32), skin.mean(axis=2), grey, ink)
@@ -448,19 +454,14 @@ def _trimmed(g: Glyph) -> Glyph:
 
 # ------------------------------------------------------------------------- the reader
 
-KINDS = ("plain", "premium2", "premium3", "sign", "fixed")
-
-
 @dataclass(frozen=True)
 class TileLook:
-    """What tells a tile from the square under it, in OpenCV 8-bit Lab: the tiles' face
-    colour and each kind of square's colour (see :mod:`calibration.layouts`). From a board
-    profile (``profile.colours``: kinds, and "tile" when the set's tiles were calibrated)
-    or measured by :func:`learn_look`. Any part may be missing (then it is estimated from
-    the photo being read)."""
+    """A set's tiles as calibrated: their face colour in the reader's balanced OpenCV 8-bit
+    Lab (:func:`cell_stats`), measured by :func:`learn_look` and kept in a board profile
+    (``profile.colours["tile"]``). Squares' colours are always measured in the photo
+    being read (they shift with the light; the balance is relative to the board itself)."""
 
     tile_lab: tuple[float, float, float] | None = None
-    square_lab: dict[str, tuple[float, float, float]] = field(default_factory=dict)
 
 
 def tile_look(profile: Any) -> TileLook | None:
@@ -469,11 +470,8 @@ def tile_look(profile: Any) -> TileLook | None:
     if profile is None or isinstance(profile, TileLook):
         return profile
     colours = getattr(profile, "colours", profile if isinstance(profile, dict) else None)
-    if not colours:
-        return None
-    squares = {k: tuple(map(float, v)) for k, v in colours.items() if k in KINDS}
-    tile = colours.get("tile")
-    return TileLook(tuple(map(float, tile)) if tile is not None else None, squares)
+    tile = (colours or {}).get("tile")
+    return TileLook(tuple(map(float, tile))) if tile is not None else None
 
 
 def _profile_name(profile: Any) -> str | None:
@@ -536,26 +534,17 @@ def learn_set_glyphs(grid_bgr: np.ndarray, game: str, name: str, *,
     return digits.SetGlyphs.from_glyphs(name, model, feats, np.array(labels))
 
 
-def learn_look(grid_bgr: np.ndarray, game: str, *, empty: bool = False,
-               shape: tuple[int, int] | None = None,
+def learn_look(grid_bgr: np.ndarray, game: str, *, shape: tuple[int, int] | None = None,
                config: TilesConfig | None = None) -> TileLook:
-    """Measure a set's TileLook from a rectified calibration photo: the empty board
-    (``empty=True``: square colours only) or a board with tiles on it (tile colour from the
-    cells read as tiles on plain squares, square colours from the free squares)."""
+    """Measure a set's TileLook from a rectified calibration photo with tiles on it: the
+    median face of the cells read as tiles on plain squares (None when there are none)."""
     cfg = config or TilesConfig()
     rows, cols = _grid_shape(game, shape, None)
-    kinds = square_kinds_of(game, rows, cols)
     stats = cell_stats(grid_bgr, rows, cols, cfg)
-    cand = tile_candidates(stats, cfg) & ~np.asarray(empty)
-    squares = {}
-    for kind in np.unique(kinds):
-        sel = (kinds == kind) & ~cand
-        if not sel.any():
-            sel = kinds == kind
-        squares[str(kind)] = tuple(float(v) for v in np.median(stats.face_lab[sel], axis=0))
-    tiles = cand & (kinds == "plain")
-    tile = tuple(float(v) for v in np.median(stats.face_lab[tiles], axis=0)) if tiles.any() else None
-    return TileLook(tile, squares)
+    tiles = tile_candidates(stats, cfg) & (square_kinds_of(game, rows, cols) == "plain")
+    if not tiles.any():
+        return TileLook(None)
+    return TileLook(tuple(float(v) for v in np.median(stats.face_lab[tiles], axis=0)))
 
 
 def square_groups_of(game: str, rows: int, cols: int) -> np.ndarray:
@@ -608,8 +597,8 @@ def board_colours(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
     """Estimate the tiles' colour and each kind of square's empty colour.
 
     Plain squares carry no print, so ink on one is a tile: the tiles' colour is the median
-    face of those (else ``look.tile_lab``). A kind's colour comes from ``look``, else from
-    the photo, per group of squares that look alike (``groups``,
+    face of those (else ``look.tile_lab``). A kind's colour comes from the photo, per
+    group of squares that look alike (``groups``,
     :func:`square_groups_of`). Plain squares carry no print, so those showing no ink are
     empty. On a special square ink does not tell — its own label may be dark (a "2x" on a
     yellow square) — colour does: the squares of the group unlike a tile are the empty
@@ -645,9 +634,7 @@ def board_colours(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
     for group in np.unique(groups):
         sel = groups == group
         kind = str(group).split(":")[0]
-        ref = look.square_lab.get(kind) if look is not None else None
-        if ref is None:
-            ref = empty_colour(sel, kind == "plain")
+        ref = empty_colour(sel, kind == "plain")
         if ref is None:
             ref = empty_colour(kinds == kind, kind == "plain")
         if ref is not None:
@@ -715,21 +702,16 @@ def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     clock = _Clock(timings)
     stats = cell_stats(grid_bgr, rows, cols, cfg)
     kinds = square_kinds_of(game, rows, cols)
-    look = tile_look(profile)
     cand = tile_candidates(stats, cfg)
-    colours = board_colours(stats, cand, kinds, look, cfg,
+    colours = board_colours(stats, cand, kinds, tile_look(profile), cfg,
                             groups=square_groups_of(game, rows, cols))
-    occluded_mask = occlusion(stats, colours, cfg, cand)
-    cand &= ~occluded_mask
     is_tile, blank = tiles_on_squares(stats, cand, kinds, colours, cfg)
-    blank &= ~occluded_mask
     clock("cells.stats")
 
     cells: list[list[Any]] = [[None] * cols for _ in range(rows)]
     conf = np.ones((rows, cols), np.float64)
     # empty cells: less sure the nearer they came to looking like a tile
-    near = cand & ~is_tile
-    conf[near] = cfg.conf_rejected_candidate
+    conf[cand & ~is_tile] = cfg.conf_rejected_candidate
     mixmath = game == "mixmath"
     found = ink_glyphs(grid_bgr, rows, cols, stats, is_tile, split_pairs=mixmath, config=cfg)
     clock("cells.segment")
@@ -744,7 +726,7 @@ def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
         probs = own.adapt(model, feats, probs, classes)
     clock("cells.classify")
     k = 0
-    unsure = []
+    reads = []
     for cg in found:
         r, c = cg.cell
         p = probs[k:k + len(cg.glyphs)]
@@ -756,18 +738,29 @@ def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
                             else decode_token(p, cg.seg_ok))
         cells[r][c] = value
         conf[r, c] = q
-        if q < cfg.unsure_below and (mixmath or str(value).isdigit()):
-            unsure.append((cg, scores))
+        reads.append((cg, scores))
     for r, c in zip(*np.nonzero(blank)):
         cells[r][c] = "?"
         conf[r, c] = cfg.conf_blank
-    if unsure and cfg.use_tesseract:
-        _settle_with_tesseract(unsure, cells, conf, grid_bgr.shape[0] // rows, mixmath, cfg)
-        clock("cells.tesseract")
+
+    # what the board and the tiles explain; the rest may be a hand
+    read_well = np.zeros((rows, cols), bool)
+    for cg, _ in reads:
+        read_well[cg.cell] = conf[cg.cell] >= cfg.explained_conf
+    explained = (~is_tile & (colours.d_square <= cfg.occluder_unlike)) | read_well | blank
+    occluded_mask = occlusion(stats, colours, explained, cfg)
     occluded = [(int(r), int(c)) for r, c in zip(*np.nonzero(occluded_mask))]
     for r, c in occluded:
         cells[r][c] = None
         conf[r, c] = 0.0
+    clock("cells.occlusion")
+
+    unsure = [(cg, scores) for cg, scores in reads
+              if 0 < conf[cg.cell] < cfg.unsure_below
+              and (mixmath or str(cells[cg.cell[0]][cg.cell[1]]).isdigit())]
+    if unsure and cfg.use_tesseract:
+        _settle_with_tesseract(unsure, cells, conf, grid_bgr.shape[0] // rows, mixmath, cfg)
+        clock("cells.tesseract")
     return cells, conf, occluded
 
 
@@ -916,26 +909,18 @@ def _settle_with_tesseract(unsure, cells, conf, p, mixmath, cfg) -> None:
 
 # ------------------------------------------------------------------------ occlusion
 
-def occlusion(stats: CellStats, colours: Squares | None = None,
-              config: TilesConfig | None = None, cand: np.ndarray | None = None) -> np.ndarray:
+def occlusion(stats: CellStats, colours: Squares, explained: np.ndarray,
+              config: TilesConfig | None = None) -> np.ndarray:
     """(rows, cols) bool: cells a hand or arm hides.
 
-    A cell is explained when its face is its square's usual colour, or the tiles' colour
-    with ink on it (``cand``: a tile, however skin-like pale wood looks under warm light).
-    An unexplained cell is suspect when much of it is skin-coloured, or when its face is
-    far from both square and tile (a sleeve, a dark hand); suspects that form a blob of
-    ``occluder_min_cells`` or more are hidden, with the blob's partly covered fringe."""
+    ``explained``: cells the board or a tile accounts for (an empty square of its usual
+    colour, a tile read with some confidence, a blank). The others are suspect when much
+    of them is skin-coloured, or when their face is far from both square and tile (a
+    sleeve, a dark hand); suspects that form a blob of ``occluder_min_cells`` or more are
+    hidden, with the blob's partly covered fringe (a finger over part of a tile)."""
     cfg = config or TilesConfig()
-    skin = stats.skin_frac >= cfg.skin_min_frac
-    odd = np.zeros_like(skin)
-    explained = np.zeros_like(skin)
-    if colours is not None:
-        explained = colours.d_square <= cfg.occluder_unlike
-        if cand is not None:
-            explained |= cand & (colours.d_tile <= cfg.occluder_tile_like)
-        # a sleeve, a dark hand: a face that is neither its square's nor a tile's
-        odd = (colours.d_square > cfg.occluder_odd) & (colours.d_tile > cfg.occluder_odd)
-    skin &= ~explained
+    skin = (stats.skin_frac >= cfg.skin_min_frac) & ~explained
+    odd = ~explained & (colours.d_square > cfg.occluder_odd) & (colours.d_tile > cfg.occluder_odd)
     suspect = skin | odd
     if not suspect.any():
         return suspect
@@ -944,7 +929,6 @@ def occlusion(stats: CellStats, colours: Squares | None = None,
     big = [i for i in range(1, n) if st[i, cv2.CC_STAT_AREA] >= cfg.occluder_min_cells
            and (n_skin[i] > 0 or st[i, cv2.CC_STAT_AREA] >= cfg.occluder_odd_cells)]
     hidden = np.isin(labels, big)
-    # the blob's fringe: neighbours that a finger or the arm's edge covers in part
     edge = stats.skin_frac >= cfg.skin_edge_frac
     for _ in range(cfg.occluder_grow):
         grown = cv2.dilate(hidden.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
