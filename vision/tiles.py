@@ -671,9 +671,42 @@ def tiles_on_squares(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
     return is_tile, blank
 
 
+@dataclass
+class GridRead:
+    """Everything :func:`read_grid` worked out, for the reader and for looking into why a
+    cell was read as it was (arrays (rows, cols) unless noted)."""
+
+    cells: list[list[Any]]
+    confidence: np.ndarray
+    occluded: np.ndarray     # bool: hidden by a hand
+    stats: CellStats
+    colours: Squares
+    candidate: np.ndarray    # bool: a light face with dark ink
+    is_tile: np.ndarray      # bool: ... and a tile by colour (not a square's own print)
+    blank: np.ndarray        # bool: a tile with no ink (a joker, a blank)
+    explained: np.ndarray    # bool: an empty square or a tile read with some confidence
+
+
 def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
                config: TilesConfig | None = None, shape: tuple[int, int] | None = None,
                timings: dict | None = None):
+    """Read every cell of a rectified Mixmath or Calculissimo grid (:func:`read_grid`).
+
+    Returns
+    -------
+    cells : list of rows of values (int / str / None)
+    confidence : (rows, cols) float ndarray, 0..1
+    occluded : list of (row, col)
+    """
+    read = read_grid(grid_bgr, game, profile=profile, config=config, shape=shape,
+                     timings=timings)
+    occluded = [(int(r), int(c)) for r, c in zip(*np.nonzero(read.occluded))]
+    return read.cells, read.confidence, occluded
+
+
+def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
+              config: TilesConfig | None = None, shape: tuple[int, int] | None = None,
+              timings: dict | None = None) -> GridRead:
     """Read every cell of a rectified Mixmath or Calculissimo grid.
 
     Parameters
@@ -687,9 +720,7 @@ def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
 
     Returns
     -------
-    cells : list of rows of values (int / str / None)
-    confidence : (rows, cols) float ndarray, 0..1
-    occluded : list of (row, col)
+    GridRead
     """
     if game not in GAMES:
         raise ValueError(f"read_cells reads numbered tiles and tokens ({', '.join(GAMES)}), "
@@ -703,8 +734,8 @@ def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     stats = cell_stats(grid_bgr, rows, cols, cfg)
     kinds = square_kinds_of(game, rows, cols)
     cand = tile_candidates(stats, cfg)
-    colours = board_colours(stats, cand, kinds, tile_look(profile), cfg,
-                            groups=square_groups_of(game, rows, cols))
+    groups = square_groups_of(game, rows, cols)
+    colours = board_colours(stats, cand, kinds, tile_look(profile), cfg, groups=groups)
     is_tile, blank = tiles_on_squares(stats, cand, kinds, colours, cfg)
     clock("cells.stats")
 
@@ -748,9 +779,9 @@ def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     for cg, _ in reads:
         read_well[cg.cell] = conf[cg.cell] >= cfg.explained_conf
     explained = (~is_tile & (colours.d_square <= cfg.occluder_unlike)) | read_well | blank
-    occluded_mask = occlusion(stats, colours, explained, cfg)
-    occluded = [(int(r), int(c)) for r, c in zip(*np.nonzero(occluded_mask))]
-    for r, c in occluded:
+    skin_like = _skin_like_squares(stats, explained & ~is_tile, groups, cfg)
+    occluded = occlusion(stats, colours, explained, skin_like, cfg)
+    for r, c in zip(*np.nonzero(occluded)):
         cells[r][c] = None
         conf[r, c] = 0.0
     clock("cells.occlusion")
@@ -761,7 +792,7 @@ def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     if unsure and cfg.use_tesseract:
         _settle_with_tesseract(unsure, cells, conf, grid_bgr.shape[0] // rows, mixmath, cfg)
         clock("cells.tesseract")
-    return cells, conf, occluded
+    return GridRead(cells, conf, occluded, stats, colours, cand, is_tile, blank, explained)
 
 
 class _Clock:
@@ -909,17 +940,33 @@ def _settle_with_tesseract(unsure, cells, conf, p, mixmath, cfg) -> None:
 
 # ------------------------------------------------------------------------ occlusion
 
+def _skin_like_squares(stats: CellStats, empty: np.ndarray, groups: np.ndarray,
+                       cfg: TilesConfig) -> np.ndarray:
+    """(rows, cols) bool: cells whose kind of square is itself skin-coloured when empty (a
+    pink or tan board): there skin says nothing of a hand."""
+    out = np.zeros(groups.shape, bool)
+    for group in np.unique(groups):
+        sel = groups == group
+        seen = stats.skin_frac[sel & empty]
+        out[sel] = len(seen) > 0 and float(np.median(seen)) >= cfg.skin_min_frac
+    return out
+
+
 def occlusion(stats: CellStats, colours: Squares, explained: np.ndarray,
+              skin_like: np.ndarray | None = None,
               config: TilesConfig | None = None) -> np.ndarray:
     """(rows, cols) bool: cells a hand or arm hides.
 
     ``explained``: cells the board or a tile accounts for (an empty square of its usual
     colour, a tile read with some confidence, a blank). The others are suspect when much
-    of them is skin-coloured, or when their face is far from both square and tile (a
-    sleeve, a dark hand); suspects that form a blob of ``occluder_min_cells`` or more are
-    hidden, with the blob's partly covered fringe (a finger over part of a tile)."""
+    of them is skin-coloured (unless their square is, ``skin_like``), or when their face
+    is far from both square and tile (a sleeve, a dark hand); suspects that form a blob of
+    ``occluder_min_cells`` or more are hidden, with the blob's partly covered fringe (a
+    finger over part of a tile)."""
     cfg = config or TilesConfig()
     skin = (stats.skin_frac >= cfg.skin_min_frac) & ~explained
+    if skin_like is not None:
+        skin &= ~skin_like
     odd = ~explained & (colours.d_square > cfg.occluder_odd) & (colours.d_tile > cfg.occluder_odd)
     suspect = skin | odd
     if not suspect.any():
