@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 import cv2
@@ -107,6 +108,10 @@ class TilesConfig:
     wb_max_gain: float = 1.6            # ... by channel gains up to this (2700 K needs ~1.5)
     wb_light_grey: float = 210.0        # ... and an exposure gain that makes them this grey
     wb_exposure: tuple[float, float] = (0.8, 2.5)   # (brightness 0.5-1.5 x, print shades)
+    even_min_cells: int = 16            # empty plain squares needed to model the light's
+                                        # fall across the board (half as many: a plane)
+    even_outlier: float = 3.0           # ... those this many robust sigmas off are left out
+    even_gain: tuple[float, float] = (0.5, 2.0)     # ... and the correction is bounded
     square_sep: float = 14.0            # a tile's face differs this much from the square
     square_sep_alone: float = 30.0      # ... when the tiles' own colour is not known
     unlike_tile: float = 24.0           # a face this far from the tiles' is surely no tile
@@ -123,11 +128,13 @@ class TilesConfig:
     tesseract_px: int = 48              # height each unsure tile is pasted at in the strip
 
     skin_min_frac: float = 0.5          # a cell this much skin-coloured is a hand candidate
-    occluder_min_cells: int = 2         # a blob of at least this many cells is a hand/arm
-    occluder_unlike: float = 15.0       # ... unless its face is this near its square's
-    explained_conf: float = 0.5         # ... or it is a tile read at least this surely
-    occluder_odd: float = 40.0          # a face this far from both square and tile is odd
-    occluder_odd_cells: int = 4         # a blob of odd cells with no skin must be this big
+    # what the board explains: an empty square's face has its colour, in shade or glare
+    square_chroma_tol: float = 16.0     # Lab a*b* distance (95 % of shaded squares: < 28)
+    square_darker_tol: float = 45.0     # L darker (a shadow; a hand is 40-140 darker)
+    square_lighter_tol: float = 80.0    # L lighter (glare)
+    explained_conf: float = 0.5         # ... and a tile read at least this surely
+    occluder_min_cells: int = 2         # unexplained cells: a blob this big with skin ...
+    occluder_foreign_cells: int = 3     # ... or with this many off-colour cells is a hand
     skin_edge_frac: float = 0.04        # next to such a blob, a cell this much skin is
     occluder_grow: int = 2              # ... hidden in part (grown this many cells out)
 
@@ -136,11 +143,11 @@ class TilesConfig:
 class CellStats:
     """Per-cell colour statistics of a rectified grid (arrays (rows, cols) unless noted)."""
 
-    face_lab: np.ndarray     # (rows, cols, 3) median Lab of the cell's centre
-    face_grey: np.ndarray    # median grey of the centre
+    face_balanced: np.ndarray  # (rows, cols, 3) float BGR of the cell's face, the light's
+                               # colour and strength taken out (:func:`_white_balanced`)
+    face_grey: np.ndarray    # grey of the face as photographed
     face_spread: np.ndarray  # max - min of the face's B, G, R: how coloured it is
     dark: np.ndarray         # darkest 3x3-blurred grey in the centre
-    chroma: np.ndarray       # Lab chroma of the face
     ink_frac: np.ndarray     # share of the centre darker than the ink threshold
     ink_spread: np.ndarray   # mean B, G, R spread of those ink pixels
     skin_frac: np.ndarray    # share of skin-coloured pixels
@@ -150,6 +157,25 @@ class CellStats:
     @property
     def contrast(self) -> np.ndarray:
         return self.face_grey - self.dark
+
+    @cached_property
+    def face_lab(self) -> np.ndarray:
+        """(rows, cols, 3) the balanced face in OpenCV 8-bit Lab (float)."""
+        return _lab(self.face_balanced)
+
+    @cached_property
+    def chroma(self) -> np.ndarray:
+        """Lab chroma of the balanced face."""
+        lab = self.face_lab
+        return np.hypot(lab[..., 1] - 128, lab[..., 2] - 128)
+
+
+def _lab(bgr: np.ndarray) -> np.ndarray:
+    """(..., 3) float BGR 0..255 -> OpenCV 8-bit-scaled Lab (L 0..255, a/b offset 128)."""
+    shape = bgr.shape
+    lab = cv2.cvtColor(np.clip(bgr, 0, 255).astype(np.float32).reshape(-1, 1, 3) / 255.0,
+                       cv2.COLOR_BGR2LAB).reshape(shape)
+    return lab * np.array([255 / 100, 1, 1], np.float32) + np.array([0, 128, 128], np.float32)
 
 
 @dataclass
@@ -208,18 +234,17 @@ def cell_stats(grid_bgr: np.ndarray, rows: int, cols: int,
     s = cfg.stats_px
     small = cv2.resize(grid_bgr, (cols * s, rows * s), interpolation=cv2.INTER_AREA)
     fc = _centre(s, cfg.face_frac)
-    lab_c = _cells_view(cv2.cvtColor(_white_balanced(small, rows, cols, fc, cfg),
-                                     cv2.COLOR_BGR2LAB), rows, cols)
-    centre_lab = lab_c[:, :, fc, fc].reshape(rows, cols, -1, 3)
+    balanced = _white_balanced(small, rows, cols, fc, cfg)
+    centre = _cells_view(balanced, rows, cols)[:, :, fc, fc].reshape(rows, cols, -1, 3)
     # The face is the middle band of the centre's pixels by lightness: a tile's dark
     # numerals and a square's light printed label both fall outside it.
-    n = centre_lab.shape[2]
-    band = np.argsort(centre_lab[..., 0], axis=2, kind="stable")[
-        :, :, int(cfg.face_band[0] * n):max(int(cfg.face_band[1] * n), 1)]
-    face_lab = np.take_along_axis(centre_lab, band[..., None], axis=2).mean(axis=2)
-    chroma = np.hypot(face_lab[..., 1] - 128, face_lab[..., 2] - 128)
+    n = centre.shape[2]
+    order = np.argsort(centre @ np.array([0.114, 0.587, 0.299], np.float32), axis=2,
+                       kind="stable")
+    band = order[:, :, int(cfg.face_band[0] * n):max(int(cfg.face_band[1] * n), 1), None]
+    face_balanced = np.take_along_axis(centre, band, axis=2).mean(axis=2)
     small_c = _cells_view(small, rows, cols)[:, :, fc, fc].reshape(rows, cols, -1, 3)
-    face_bgr = np.take_along_axis(small_c, band[..., None], axis=2).mean(axis=2)
+    face_bgr = np.take_along_axis(small_c, band, axis=2).mean(axis=2)
     face_grey = face_bgr @ np.array([0.114, 0.587, 0.299])   # BGR -> grey weights
     face_spread = face_bgr.max(axis=2) - face_bgr.min(axis=2)
 
@@ -237,16 +262,14 @@ def cell_stats(grid_bgr: np.ndarray, rows: int, cols: int,
     spread_sum = (_cells_view(spread, rows, cols)[:, :, dc, dc] * ink_c).sum(axis=(2, 3))
     ink_spread = spread_sum / np.maximum(n_ink, 1)
 
-    # skin as the camera saw it (its range spans 2700-6500 K): the balance above is set by
-    # the board's light cells, which may be tinted, and would shift skin with them
     # Skin as the camera saw it (its range spans 2700-6500 K) or as balanced: the balance
     # is set by the board's light cells, which may be tinted, and shifts skin with them.
-    raw_lab = _cells_view(cv2.cvtColor(small, cv2.COLOR_BGR2LAB), rows, cols)
-    skin = (_skin_mask(raw_lab.reshape(rows, cols, -1, 3).astype(np.float32))
-            | _skin_mask(lab_c.reshape(rows, cols, -1, 3).astype(np.float32)))
-    return CellStats(face_lab, face_grey.astype(np.float32), face_spread.astype(np.float32),
-                     dark, chroma.astype(np.float32), ink_frac.astype(np.float32),
-                     ink_spread.astype(np.float32), skin.mean(axis=2), grey, ink)
+    skin = (_skin_mask(cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32))
+            | _skin_mask(cv2.cvtColor(balanced, cv2.COLOR_BGR2LAB).astype(np.float32)))
+    skin_frac = _cells_view(skin, rows, cols).mean(axis=(2, 3))
+    return CellStats(face_balanced.astype(np.float32), face_grey.astype(np.float32),
+                     face_spread.astype(np.float32), dark, ink_frac.astype(np.float32),
+                     ink_spread.astype(np.float32), skin_frac, grey, ink)
 
 
 def _white_balanced(small: np.ndarray, rows: int, cols: int, fc: slice,
@@ -262,6 +285,41 @@ def _white_balanced(small: np.ndarray, rows: int, cols: int, fc: slice,
     cast = np.clip(ref.mean() / np.maximum(ref, 1.0), 1 / cfg.wb_max_gain, cfg.wb_max_gain)
     level = np.clip(cfg.wb_light_grey / max(float(ref.mean()), 1.0), *cfg.wb_exposure)
     return cv2.multiply(small, np.append(cast * level, 1.0), dtype=cv2.CV_8U)
+
+
+def evened(stats: CellStats, bare: np.ndarray, config: TilesConfig | None = None
+           ) -> CellStats:
+    """``stats`` with the light's fall across the board taken out of the faces' colours.
+
+    ``bare``: (rows, cols) bool, cells that show the same colour when evenly lit (empty
+    plain squares). Per channel, a smooth surface (quadratic in the cell's position, fitted
+    robustly: a hand or a stray tile among them is left out) models how a gradient, a soft
+    shadow or vignetting shades them; every face is divided by it. Too few bare cells for
+    a surface: a plane; fewer still: nothing changes."""
+    cfg = config or TilesConfig()
+    rows, cols = bare.shape
+    y, x = np.mgrid[0:rows, 0:cols]
+    x = (x + 0.5) / cols - 0.5
+    y = (y + 0.5) / rows - 0.5
+    terms = np.stack([np.ones_like(x), x, y, x * x, x * y, y * y], axis=-1)
+    n = int(bare.sum())
+    k = 6 if n >= cfg.even_min_cells else 3 if n >= cfg.even_min_cells // 2 else 0
+    if k == 0:
+        return stats
+    a = terms[bare][:, :k]
+    v = stats.face_balanced[bare]                                    # (n, 3)
+    keep = np.ones(n, bool)
+    for _ in range(3):
+        coef, *_ = np.linalg.lstsq(a[keep], v[keep], rcond=None)
+        resid = np.abs(v - a @ coef).max(axis=1)
+        scale = 1.4826 * np.median(resid[keep]) + 1.0
+        keep = resid <= cfg.even_outlier * scale
+        if keep.sum() < k + 2:
+            return stats
+    field = terms[..., :k] @ coef                                  # (rows, cols, 3)
+    level = np.median(field[bare], axis=0)
+    gain = np.clip(level / np.maximum(field, 1.0), *cfg.even_gain)
+    return replace(stats, face_balanced=(stats.face_balanced * gain).astype(np.float32))
 
 
 def _per_pixel(values: np.ndarray, p: int) -> np.ndarray:
@@ -734,6 +792,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     stats = cell_stats(grid_bgr, rows, cols, cfg)
     kinds = square_kinds_of(game, rows, cols)
     cand = tile_candidates(stats, cfg)
+    stats = evened(stats, (kinds == "plain") & ~cand, cfg)
     groups = square_groups_of(game, rows, cols)
     colours = board_colours(stats, cand, kinds, tile_look(profile), cfg, groups=groups)
     is_tile, blank = tiles_on_squares(stats, cand, kinds, colours, cfg)
@@ -778,9 +837,10 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     read_well = np.zeros((rows, cols), bool)
     for cg, _ in reads:
         read_well[cg.cell] = conf[cg.cell] >= cfg.explained_conf
-    explained = (~is_tile & (colours.d_square <= cfg.occluder_unlike)) | read_well | blank
-    skin_like = _skin_like_squares(stats, explained & ~is_tile, groups, cfg)
-    occluded = occlusion(stats, colours, explained, skin_like, cfg)
+    off_square = ~is_tile & ~_square_colour(stats, colours, cfg)
+    explained = (~is_tile & ~off_square) | read_well | blank
+    skin_like = _skin_like_squares(stats, ~is_tile & ~off_square, groups, cfg)
+    occluded = occlusion(stats, explained, off_square, skin_like, cfg)
     for r, c in zip(*np.nonzero(occluded)):
         cells[r][c] = None
         conf[r, c] = 0.0
@@ -952,29 +1012,40 @@ def _skin_like_squares(stats: CellStats, empty: np.ndarray, groups: np.ndarray,
     return out
 
 
-def occlusion(stats: CellStats, colours: Squares, explained: np.ndarray,
+def _square_colour(stats: CellStats, colours: Squares, cfg: TilesConfig) -> np.ndarray:
+    """(rows, cols) bool: the face is its square's usual colour, allowing for shade and
+    glare (lightness may change a lot, hue and chroma little)."""
+    d = stats.face_lab - colours.expected
+    lighter = d[..., 0]
+    return ((np.hypot(d[..., 1], d[..., 2]) <= cfg.square_chroma_tol)
+            & (lighter >= -cfg.square_darker_tol) & (lighter <= cfg.square_lighter_tol))
+
+
+def occlusion(stats: CellStats, explained: np.ndarray, off_square: np.ndarray,
               skin_like: np.ndarray | None = None,
               config: TilesConfig | None = None) -> np.ndarray:
     """(rows, cols) bool: cells a hand or arm hides.
 
     ``explained``: cells the board or a tile accounts for (an empty square of its usual
-    colour, a tile read with some confidence, a blank). The others are suspect when much
-    of them is skin-coloured (unless their square is, ``skin_like``), or when their face
-    is far from both square and tile (a sleeve, a dark hand); suspects that form a blob of
-    ``occluder_min_cells`` or more are hidden, with the blob's partly covered fringe (a
-    finger over part of a tile)."""
+    colour, a tile read with some confidence, a blank). The others are suspect, and a blob
+    of them is a hand when it holds a skin-coloured cell (not where the square itself is
+    skin-coloured, ``skin_like``) and ``occluder_min_cells`` cells, or
+    ``occluder_foreign_cells`` cells ``off_square`` (neither a tile nor its square's
+    colour: a sleeve, a glove, a dark hand) — hard-to-read tiles alone are no hand.
+    Hidden are the blob and its partly covered fringe (a finger over part of a tile)."""
     cfg = config or TilesConfig()
-    skin = (stats.skin_frac >= cfg.skin_min_frac) & ~explained
+    suspect = ~explained
+    skin = (stats.skin_frac >= cfg.skin_min_frac) & suspect
     if skin_like is not None:
         skin &= ~skin_like
-    odd = ~explained & (colours.d_square > cfg.occluder_odd) & (colours.d_tile > cfg.occluder_odd)
-    suspect = skin | odd
     if not suspect.any():
         return suspect
     n, labels, st, _ = cv2.connectedComponentsWithStats(suspect.astype(np.uint8), connectivity=8)
     n_skin = np.bincount(labels[skin], minlength=n)
-    big = [i for i in range(1, n) if st[i, cv2.CC_STAT_AREA] >= cfg.occluder_min_cells
-           and (n_skin[i] > 0 or st[i, cv2.CC_STAT_AREA] >= cfg.occluder_odd_cells)]
+    n_off = np.bincount(labels[off_square & suspect], minlength=n)
+    big = [i for i in range(1, n) if (n_skin[i] > 0 and st[i, cv2.CC_STAT_AREA]
+                                      >= cfg.occluder_min_cells)
+           or n_off[i] >= cfg.occluder_foreign_cells]
     hidden = np.isin(labels, big)
     edge = stats.skin_frac >= cfg.skin_edge_frac
     for _ in range(cfg.occluder_grow):
