@@ -587,7 +587,8 @@ def _cell_mask(grey: np.ndarray, cfg: BoardConfig) -> np.ndarray:
     dark = cv2.compare(grey, cv2.subtract(mean, np.full_like(mean, int(cfg.dark_offset))),
                        cv2.CMP_LT)
     kernel = np.ones((cfg.valley_kernel_px, cfg.valley_kernel_px), np.uint8)
-    valley = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, kernel)
+    smooth = cv2.GaussianBlur(grey, (0, 0), cfg.valley_blur) if cfg.valley_blur > 0 else grey
+    valley = cv2.morphologyEx(smooth, cv2.MORPH_BLACKHAT, kernel)
     # sensor noise makes black-hat speckle everywhere: the threshold rises above the
     # response of most pixels (flat areas), and lone line pixels are dropped
     sample = valley[::3, ::3].ravel()
@@ -599,6 +600,8 @@ def _cell_mask(grey: np.ndarray, cfg: BoardConfig) -> np.ndarray:
     apart = cv2.bitwise_or(dark, line)
     neighbours = cv2.boxFilter(apart // 255, cv2.CV_8U, (3, 3), normalize=False)
     apart = cv2.bitwise_and(apart, cv2.compare(neighbours, np.full_like(neighbours, 3), cv2.CMP_GE))
+    if cfg.mask_erode_px > 0:
+        apart = cv2.dilate(apart, np.ones((2 * cfg.mask_erode_px + 1,) * 2, np.uint8))
     return cv2.bitwise_not(apart)
 
 
@@ -631,10 +634,26 @@ def _bright_blobs(grey: np.ndarray, cfg: BoardConfig) -> _Blobs:
         tr = mu20 + mu02
         disc = math.sqrt(max(tr * tr / 4 - det, 0.0))
         elongation = (tr / 2 + disc) / max(tr / 2 - disc, 1e-9)
-        if c_lo <= area / (12.0 * math.sqrt(det)) <= c_hi and elongation <= cfg.max_elongation:
-            centres.append((m["m10"] / area, m["m01"] / area))
+        if not c_lo <= area / (12.0 * math.sqrt(det)) <= c_hi:
+            continue
+        centre = np.array([m["m10"] / area, m["m01"] / area])
+        cov = np.array([[mu20, mu11], [mu11, mu02]])
+        if elongation <= cfg.max_elongation:
+            centres.append(centre)
             sizes.append(math.sqrt(area))
-            covs.append(((mu20, mu11), (mu11, mu02)))
+            covs.append(cov)
+        if cfg.split_elongation[0] <= elongation <= cfg.split_elongation[1]:
+            # two squares run together: each half's centre a quarter of the length out
+            major = tr / 2 + disc
+            axis = np.array([mu11, major - mu20]) if abs(mu11) > 1e-9 else (
+                np.array([1.0, 0.0]) if mu20 >= mu02 else np.array([0.0, 1.0]))
+            axis /= np.linalg.norm(axis)
+            step = math.sqrt(12.0 * major) / 4
+            half_cov = cov - 0.75 * major * np.outer(axis, axis)
+            for sign in (-1, 1):
+                centres.append(centre + sign * step * axis)
+                sizes.append(math.sqrt(area / 2))
+                covs.append(half_cov)
     return _Blobs(np.array(centres, float).reshape(-1, 2), np.array(sizes, float),
                   np.array(covs, float).reshape(-1, 2, 2))
 
@@ -1459,9 +1478,9 @@ def _orientation(photo, grid_h, game, geometry, prof, cfg) -> tuple[int, np.ndar
         if top[-1] - top[-2] >= 2 * cfg.orientation_margin:
             return _verdict(cues, turns)  # clear enough alone
     if fixed_numbers(game) and rows == cols:
-        ink = _centre_ink_scores(photo, grid_h, rows, cols, prof)
-        if ink is not None:
-            cues.append((ink, cfg.ink_margin))
+        numerals = _centre_numeral_scores(photo, grid_h, game, rows, cols, cfg)
+        if numerals is not None:
+            cues.append((numerals, cfg.numeral_margin))
     if not cues:
         # nothing tells: keep the board as upright in the photo as possible
         up = np.zeros(4)
@@ -1493,39 +1512,145 @@ def _verdict(cues: list[tuple[np.ndarray, float]], turns: list[int]
     return best, np.roll(np.where(np.isfinite(scores), scores, -1.0), -best), certain
 
 
-def _centre_ink_scores(photo, grid_h, rows, cols, prof) -> np.ndarray | None:
-    """Score of each quarter turn by the printed centre numbers: the "1" carries the least
-    ink of 1 2 3 4, and sits at the top-left of the four (as the board is oriented).
-    None when the four do not look like printed squares (tiles or a hand on them)."""
-    r0, c0 = rows // 2 - 1, cols // 2 - 1
-    lab = _lab_of_cells(photo, grid_h, rows, cols)[r0:r0 + 2, c0:c0 + 2].reshape(4, 3)
-    if np.isnan(lab).any() or np.ptp(lab, axis=0).max() > _CENTRE_ALIKE:
-        return None  # the four differ: something lies on some of them
-    if prof is not None and "fixed" in prof.colours:
-        if np.linalg.norm(np.median(lab, 0) - np.array(prof.colours["fixed"])) > _CENTRE_ALIKE * 2:
-            return None  # not the colour the set's centre squares have
-    p = 24
+def _centre_numeral_scores(photo, grid_h, game, rows, cols, cfg) -> np.ndarray | None:
+    """Score of each quarter turn by the numbers printed on the board (Mixmath's centre
+    1 2 3 4): the mean log-probability, over the printed squares, that the square shows
+    its own number upright rather than another of them or one turned (a template match
+    against the numerals of many faces). None when no square shows a numeral."""
+    fixed = fixed_numbers(game)
+    templates = _numeral_templates(tuple(sorted(set(fixed.values()))))
+    digits = sorted(templates)
+    r0, c0 = min(r for r, _ in fixed), min(c for _, c in fixed)
+    r1, c1 = max(r for r, _ in fixed) + 1, max(c for _, c in fixed) + 1
+    p = cfg.numeral_px_per_cell
     to_rect = np.array([[p, 0, -p * c0 - 0.5], [0, p, -p * r0 - 0.5], [0, 0, 1.0]])
-    scale = photo.level_for(_cell_px_of(grid_h, rows, cols), p)
-    level_h = grid_h @ np.linalg.inv(photo.to_level(scale))
-    rect = cv2.warpPerspective(photo.grey(scale), to_rect @ level_h, (2 * p, 2 * p),
-                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    m = p // 6
-    ink = []
-    for (r, c) in ((0, 0), (0, 1), (1, 1), (1, 0)):  # TL TR BR BL: the turn that puts it TL
-        cell = rect[r * p + m:(r + 1) * p - m, c * p + m:(c + 1) * p - m]
-        cell = cv2.GaussianBlur(cell, (3, 3), 0)
-        # the numeral is the smaller of the two classes Otsu splits the square into,
-        # whether it is printed darker or lighter than the square
-        t, mask = cv2.threshold(cell, 0, 1, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-        share = float(mask.mean())
-        ink.append(min(share, 1 - share))
-    ink = np.array(ink)
-    second = np.sort(ink)[1]
-    return 1.0 - ink / max(second, 1e-6)
+    rect = _warp(photo.image, to_rect @ grid_h, ((c1 - c0) * p, (r1 - r0) * p),
+                 _cell_px_of(grid_h, rows, cols) / p)
+    # each printed square's match, turned by 0..3 quarter turns, with each number
+    sims = {}
+    for r, c in fixed:
+        cell = rect[(r - r0) * p:(r - r0 + 1) * p, (c - c0) * p:(c - c0 + 1) * p]
+        sims[r, c] = _numeral_similarities(cell, templates, digits, cfg)
+    if all(v is None for v in sims.values()):
+        return None
+    scores = np.zeros(4)
+    for k in range(4):
+        # the board turned by k: the square now at (r, c) is the one at ``back`` now, its
+        # numeral turned by k quarter turns counter-clockwise
+        to_old = np.linalg.inv(_quarter_turn(k, rows, cols))
+        for (r, c), number in fixed.items():
+            old = _apply(to_old, np.array([c + 0.5, r + 0.5]))
+            found = sims.get((int(math.floor(old[1])), int(math.floor(old[0]))))
+            if found is None:
+                continue
+            z = (found - found.max()) / cfg.numeral_temperature  # (turns, numbers)
+            scores[k] += z[k, digits.index(number)] - math.log(np.exp(z).sum())
+    return scores / len(fixed)
 
 
-_CENTRE_ALIKE = 25.0  # Lab units: the four centre squares' colours agree within this
+def _numeral_similarities(cell: np.ndarray, templates: dict, digits: list[int],
+                          cfg: BoardConfig) -> np.ndarray | None:
+    """(4, len(digits)) best correlation of the square's numeral, turned by 0..3 quarter
+    turns (np.rot90), with each number's templates; None when it shows no numeral."""
+    m = int(round(cfg.numeral_inset * cell.shape[0]))
+    inner = _principal_grey(cell[m:cell.shape[0] - m, m:cell.shape[1] - m])
+    ink = _numeral_ink(inner)
+    if ink is None:
+        return None
+    out = np.zeros((4, len(digits)))
+    for turn in range(4):
+        v = _glyph_vector(np.rot90(ink[0], turn), np.rot90(ink[1], turn))
+        if v is None:
+            return None
+        out[turn] = [float((templates[d] @ v).max()) for d in digits]
+    return out
+
+
+def _principal_grey(bgr: np.ndarray) -> np.ndarray:
+    """uint8 projection of a colour patch on its axis of most variance: a numeral printed
+    in another hue but about the same lightness as its square still stands out."""
+    if bgr.ndim == 2:
+        return bgr
+    x = bgr.reshape(-1, 3).astype(np.float32)
+    x -= x.mean(0)
+    _, vecs = np.linalg.eigh(x.T @ x)
+    proj = x @ vecs[:, -1]
+    lo, hi = np.percentile(proj, (1, 99))
+    out = (proj - lo) * (255.0 / max(float(hi - lo), 1e-6))
+    return np.clip(out, 0, 255).astype(np.uint8).reshape(bgr.shape[:2])
+
+
+def _numeral_ink(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(soft ink 0..1, hard ink mask) of the numeral in a square's middle: the smaller
+    class Otsu splits it into (whether printed darker or lighter), less what touches the
+    patch's edge (a neighbour's edge, a shadow). None when there is no such class."""
+    grey = cv2.GaussianBlur(grey, (3, 3), 0)
+    _, hard = cv2.threshold(grey, 0, 1, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    if hard.mean() > 0.5:
+        hard = 1 - hard
+    if not _NUMERAL_SHARE[0] <= hard.mean() <= _NUMERAL_SHARE[1]:
+        return None
+    ink_level = float(np.median(grey[hard > 0]))
+    paper = float(np.median(grey[hard == 0]))
+    soft = np.clip((grey.astype(np.float32) - paper) / (ink_level - paper), 0, 1)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(hard, connectivity=8)
+    x, y, w, h = (stats[:, i] for i in range(4))
+    keep = (x > 0) & (y > 0) & (x + w < hard.shape[1]) & (y + h < hard.shape[0])
+    keep[0] = False
+    mask = keep[labels]
+    if mask.sum() < _MIN_INK_PX:
+        return None
+    near = cv2.dilate(mask.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(np.float32)
+    return soft * near, mask
+
+
+def _glyph_vector(soft: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
+    """A glyph as a unit vector: its ink's bounding box scaled to fit a fixed square
+    (keeping its shape), centred, slightly blurred, less its mean."""
+    ys, xs = np.nonzero(mask)
+    if len(ys) < _MIN_INK_PX:
+        return None
+    crop = np.ascontiguousarray(soft[ys.min():ys.max() + 1, xs.min():xs.max() + 1],
+                                dtype=np.float32)
+    t = _GLYPH_PX
+    f = (t - 2) / max(crop.shape)
+    nh, nw = max(1, round(crop.shape[0] * f)), max(1, round(crop.shape[1] * f))
+    out = np.zeros((t, t), np.float32)
+    oy, ox = (t - nh) // 2, (t - nw) // 2
+    out[oy:oy + nh, ox:ox + nw] = cv2.resize(crop, (nw, nh), interpolation=cv2.INTER_AREA)
+    v = cv2.GaussianBlur(out, (3, 3), 0.8).ravel()
+    v = v - v.mean()
+    norm = float(np.linalg.norm(v))
+    return v / norm if norm > 0 else None
+
+
+@lru_cache(maxsize=4)
+def _numeral_templates(numbers: tuple[int, ...]) -> dict[int, np.ndarray]:
+    """{number: (faces, GLYPH_PX**2) unit vectors} of each number drawn in every training
+    face (the held-out faces are kept for judging: a board's own face is never known)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    from calibration.fonts import font_split
+
+    size = 4 * _GLYPH_PX
+    out = {}
+    for number in numbers:
+        vecs = []
+        for path in font_split()[0]:
+            font = ImageFont.truetype(str(path), size)
+            im = Image.new("L", (2 * size, 2 * size), 0)
+            ImageDraw.Draw(im).text((size, size), str(number), font=font, fill=255, anchor="mm")
+            a = np.asarray(im, np.float32) / 255
+            v = _glyph_vector(a, a > 0.5)
+            if v is not None:
+                vecs.append(v)
+        out[number] = np.array(vecs)
+    return out
+
+
+_GLYPH_PX = 16  # side of the square a glyph is compared in (a numeral at 1080p is ~12 px)
+_MIN_INK_PX = 3  # fewer ink pixels than this: no numeral
+_NUMERAL_SHARE = (0.02, 0.45)  # share of a square's middle a numeral's ink covers
 
 
 def _thumbnail_scores(photo, grid_h, geometry, prof, turns) -> np.ndarray:
