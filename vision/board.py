@@ -1319,12 +1319,58 @@ def _markers_of(markers, game: str, to_full: np.ndarray) -> dict[str, np.ndarray
 
 def _corner_markers(photo: _Photo, loc: BoardLocation, game: str,
                     geometry: BoardGeometry | None, cfg: BoardConfig) -> BoardLocation:
-    """A grid found without markers may still be a print-and-play board: look for markers
-    where its corners would hold them (each corner, any quarter turn), at a resolution
-    that shows them. Their ids then fix which side is up."""
+    """A grid found without markers may still be a print-and-play board: read the markers
+    where its corners would hold them; their ids fix which side is up. Only when a corner
+    looks like a marker but reads as none is ArUco asked to look around the corners."""
     g = geometry or board_geometry(game)
     if (g.rows, g.cols) != (loc.geometry.rows, loc.geometry.cols) or g.marker_mm <= 0:
         return loc
+    reads, marker_like = _read_markers(photo, loc.grid_homography, g, cfg)
+    if reads:
+        return _turned_by_markers(loc, game, g, reads)
+    if not marker_like:
+        return loc
+    return _search_corner_markers(photo, loc, game, g, cfg)
+
+
+def _turned_by_markers(loc: BoardLocation, game: str, g: BoardGeometry,
+                       reads: list[tuple[int, int, int]]) -> BoardLocation:
+    """The location turned as the markers read at its corners say (each read: the corner
+    place, the marker id, the quarter turns of its picture); unchanged when they
+    disagree. A marker of another game means another game's board."""
+    turns = set()
+    for place, marker, picture_turns in reads:
+        decoded = decode_marker_id(marker)
+        if decoded is None:
+            continue
+        if decoded[0] != game:
+            raise BoardNotFound(f"this looks like a {decoded[0]} board (its markers), "
+                                f"not {game}")
+        # the marker of corner i sits at place j when the present top is k = i - j
+        # quarter turns off; its picture is then turned by k too
+        k = (_CORNER_NAMES.index(decoded[1]) - place) % 4
+        if k == picture_turns % 4:
+            turns.add(k)
+    allowed = {0, 1, 2, 3} if g.rows == g.cols else {0, 2}
+    if len(turns) != 1 or not turns <= allowed:
+        return loc
+    k = (-turns.pop()) % 4
+    grid_h = _quarter_turn(k, g.rows, g.cols) @ loc.grid_homography
+    seen = sorted(decode_marker_id(m)[1] for _, m, _ in reads)
+    details = dict(loc.details, markers=seen)
+    return BoardLocation.from_grid_homography(
+        game, grid_h, g, quality=loc.quality / (0.75 if not loc.orientation_certain else 1),
+        method="markers", orientation_certain=True,
+        orientation_scores=np.array([1.0, 0, 0, 0]), details=details)
+
+
+_CORNER_NAMES = ("TL", "TR", "BR", "BL")
+
+
+def _search_corner_markers(photo: _Photo, loc: BoardLocation, game: str, g: BoardGeometry,
+                           cfg: BoardConfig) -> BoardLocation:
+    """ArUco's search around each place a marker may sit (each corner, any quarter turn),
+    at a resolution that shows them."""
     rows, cols = g.rows, g.cols
     grid_h = loc.grid_homography
     gm = np.linalg.inv(_grid_to_mm(g))
@@ -1385,6 +1431,86 @@ def _corner_markers(photo: _Photo, loc: BoardLocation, game: str,
         game, grid_h, g, quality=loc.quality / (0.75 if not loc.orientation_certain else 1),
         method="markers", orientation_certain=True,
         orientation_scores=np.array([1.0, 0, 0, 0]), details=details)
+
+
+def _read_markers(photo: _Photo, grid_h: np.ndarray, g: BoardGeometry, cfg: BoardConfig
+                  ) -> tuple[list[tuple[int, int, int]], bool]:
+    """Read the print-and-play markers where a found grid puts them, without looking for
+    them: each corner of the margin is cut out top-down (marker and quiet zone, by
+    modules) and its 4 x 4 bits are matched with every boardsight marker under every
+    quarter turn. ArUco's own search needs ~3 px per module; this reads 2.
+
+    Returns ([(corner place 0..3 = TL TR BR BL of the present grid, marker id, quarter
+    turns of its picture), ...] for the clear reads, whether any corner looked like a
+    marker at all (a dark square in a light quiet zone)).
+    """
+    m = _MARKER_MODULE_PX
+    n = _MARKER_MODULES + 2  # a module of quiet zone all round
+    gm = np.linalg.inv(_grid_to_mm(g))
+    module_mm = g.marker_mm / _MARKER_MODULES
+    cell_px = _cell_px_of(grid_h, g.rows, g.cols)
+    shrink = cell_px * module_mm / g.cell_mm / m
+    patterns = _marker_patterns(_boardsight_marker_count())
+    reads, marker_like = [], False
+    for place, corner in enumerate(_CORNER_NAMES):
+        tl_mm = g.marker_corners_mm(corner)[0] - module_mm
+        # output px -> board mm -> grid units -> image px, inverted: image -> output
+        out_to_mm = np.array([[module_mm / m, 0, tl_mm[0] + 0.5 * module_mm / m],
+                              [0, module_mm / m, tl_mm[1] + 0.5 * module_mm / m], [0, 0, 1.0]])
+        to_out = np.linalg.inv(np.linalg.inv(grid_h) @ gm @ out_to_mm)
+        patch = _warp(photo.image, to_out, (n * m, n * m), shrink)
+        if patch.ndim == 3:
+            patch = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+        q = m // 4
+        modules = patch.reshape(n, m, n, m)[:, q:m - q, :, q:m - q].mean(axis=(1, 3))
+        ring = np.ones((n, n), bool)
+        ring[1:-1, 1:-1] = False
+        border = np.zeros((n, n), bool)
+        border[1:-1, 1:-1] = True
+        border[2:-2, 2:-2] = False
+        white, black = float(np.median(modules[ring])), float(np.median(modules[border]))
+        if white - black < cfg.marker_min_contrast:
+            continue
+        mid = (white + black) / 2
+        if (modules[border] < mid).mean() < _MARKER_FRAME_SHARE or \
+                (modules[ring] > mid).mean() < _MARKER_FRAME_SHARE:
+            continue
+        marker_like = True
+        bits = np.clip((modules[2:-2, 2:-2] - mid) / ((white - black) / 2), -1, 1).ravel()
+        corr = patterns @ bits / bits.size  # (ids, turns)
+        best = np.unravel_index(np.argmax(corr), corr.shape)
+        second = np.partition(corr.ravel(), -2)[-2]
+        if corr[best] >= cfg.marker_bits_match and corr[best] - second >= cfg.marker_bits_margin:
+            reads.append((place, int(best[0]), int(best[1])))
+    return reads, marker_like
+
+
+def _boardsight_marker_count() -> int:
+    """How many ArUco ids boardsight prints (ids 0..n-1: a game and a corner each)."""
+    return next(i for i in range(_ARUCO_4X4_IDS) if decode_marker_id(i) is None)
+
+
+_ARUCO_4X4_IDS = 50  # DICT_4X4_50
+
+
+@lru_cache(maxsize=2)
+def _marker_patterns(count: int) -> np.ndarray:
+    """(count, 4, 16) the inner 4 x 4 bits (+1 white, -1 black) of markers 0..count-1,
+    each turned by 0..3 quarter turns (np.rot90)."""
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    out = np.zeros((count, 4, _MARKER_BITS ** 2))
+    for i in range(count):
+        img = cv2.aruco.generateImageMarker(dictionary, i, _MARKER_MODULES, borderBits=1)
+        inner = np.where(img[1:-1, 1:-1] > 127, 1.0, -1.0)
+        for k in range(4):
+            out[i, k] = np.rot90(inner, k).ravel()
+    return out
+
+
+_MARKER_BITS = 4  # DICT_4X4: 4 x 4 bits
+_MARKER_MODULES = _MARKER_BITS + 2  # with its black frame
+_MARKER_MODULE_PX = 8  # px per module of the top-down cut-out
+_MARKER_FRAME_SHARE = 0.8  # of frame modules darker (quiet-zone modules lighter) than mid
 
 
 _MARKER_PX = 36.0  # a marker is looked for at about this many px across (4x4 + border bits)

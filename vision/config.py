@@ -157,6 +157,14 @@ class BoardConfig:
     """Below this a grid-like find is no board (BoardNotFound), not a guess."""
 
     # -- markers (print-and-play)
+    marker_min_contrast: float = 25.0
+    """Grey levels between a marker's quiet zone and its black frame below which a corner
+    of the margin is not read as a marker."""
+    marker_bits_match: float = 0.6
+    """Mean agreement (-1..1) of a corner's 16 bits with a marker's, at least, to read it
+    as that marker (a blurred 2 px module still gives ~0.8; another marker ~0)."""
+    marker_bits_margin: float = 0.25
+    """...and this much better than any other marker or turn."""
     marker_min_perimeter: float = 0.02
     """Marker perimeter over the image's long side: smaller candidates are ignored."""
 
