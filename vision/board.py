@@ -247,8 +247,8 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
     # copy; markers then only in the corners the grid predicts. The whole picture is
     # searched for markers only when no good grid shows (a hand over much of it).
     loc = None
-    for level in photo.locate_levels(cfg.locate_levels):
-        found_here = _find_by_grid(photo, level, game, geometry, profile, cfg)
+    for level, opened in _looks(photo, cfg):
+        found_here = _find_by_grid(photo, level, opened, game, geometry, profile, cfg)
         if found_here is not None:
             found_here = _corner_markers(photo, found_here, game, geometry, cfg)
             if loc is None or found_here.quality > loc.quality:
@@ -286,6 +286,16 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
                                         loc.geometry.cols)
     loc.details["find_ms"] = (time.perf_counter() - t0) * 1000
     return loc
+
+
+def _looks(photo: _Photo, cfg: BoardConfig) -> list[tuple[int, bool]]:
+    """(grey copy, opened mask?) in the order the grid is looked for: the working copy,
+    its mask opened (squares joined across a broken line come apart; but the opening
+    eats squares peppered with noise in a dim photo, so it is not the first try), then
+    the same on the next larger copy."""
+    openings = (False, True) if cfg.mask_open_px > 0 else (False,)
+    return [(level, opened) for level in photo.locate_levels(cfg.locate_levels)
+            for opened in openings]
 
 
 _SNAPSHOT_PX = 4  # px per cell of the small top-down view a tracked frame is checked with
@@ -498,6 +508,7 @@ class _Photo:
         # smaller): no resampling but 2x2 boxes, so cheap and alias-free
         self.work_level = max(0, int(math.floor(math.log2(max(h, w) / long_side) + 0.25)))
         self.why_not: str | None = None
+        self.cache: dict = {}  # what one look at the photo made that another may reuse
 
     @property
     def work_grey(self) -> np.ndarray:
@@ -600,19 +611,23 @@ def _cell_mask(grey: np.ndarray, cfg: BoardConfig) -> np.ndarray:
     apart = cv2.bitwise_or(dark, line)
     neighbours = cv2.boxFilter(apart // 255, cv2.CV_8U, (3, 3), normalize=False)
     apart = cv2.bitwise_and(apart, cv2.compare(neighbours, np.full_like(neighbours, 3), cv2.CMP_GE))
-    if cfg.mask_erode_px > 0:
-        apart = cv2.dilate(apart, np.ones((2 * cfg.mask_erode_px + 1,) * 2, np.uint8))
     return cv2.bitwise_not(apart)
 
 
-def _bright_blobs(grey: np.ndarray, cfg: BoardConfig) -> _Blobs:
-    """Compact blobs of about a square's size: squares, tiles on them (outer outlines: a
-    numeral on a tile does not make a hole)."""
-    mask = _cell_mask(grey, cfg)
+def _opened(mask: np.ndarray, cfg: BoardConfig) -> np.ndarray:
+    """The mask opened: the thin bridges a broken grid line leaves between squares cut
+    (noise specks stay as small as they were; an erosion alone would grow them)."""
+    size = 2 * cfg.mask_open_px + 1
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((size, size), np.uint8))
+
+
+def _bright_blobs(mask: np.ndarray, cfg: BoardConfig) -> _Blobs:
+    """Compact blobs of about a square's size in a :func:`_cell_mask`: squares, tiles on
+    them (outer outlines: a numeral on a tile does not make a hole)."""
     contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hierarchy is None:
         return _Blobs(np.zeros((0, 2)), np.zeros(0), np.zeros((0, 2, 2)))
-    short = min(grey.shape)
+    short = min(mask.shape)
     lo, hi = cfg.min_cell_px, cfg.max_cell_frac * short
     c_lo, c_hi = cfg.compactness
     centres, sizes, covs = [], [], []
@@ -1181,16 +1196,23 @@ def _is_sure(loc: BoardLocation, cfg: BoardConfig) -> bool:
             and loc.details.get("line_support", 0) >= cfg.sure_support)
 
 
-def _find_by_grid(photo: _Photo, level: int, game: str, geometry: BoardGeometry | None,
-                  profile: str | BoardProfile | None, cfg: BoardConfig) -> BoardLocation | None:
+def _find_by_grid(photo: _Photo, level: int, opened: bool, game: str,
+                  geometry: BoardGeometry | None, profile: str | BoardProfile | None,
+                  cfg: BoardConfig) -> BoardLocation | None:
+    """The board from the lattice of squares in the grey copy ``level`` (its cell mask
+    ``opened`` or not), refined on the grid lines and turned as its features say; None
+    (and ``photo.why_not``) when no such lattice shows."""
     base = geometry or board_geometry(game)
     rows, cols = base.rows, base.cols
     t0 = time.perf_counter()
     look = _LOOK.get(game, _LOOK["mixmath"])
     cfg = look.tune(cfg)
-    grey = photo.halving(level)
-    blobs = _bright_blobs(cv2.bitwise_not(grey) if look.dark_cells else grey, cfg)
-    lat = _best_lattice(blobs, cfg, limit=2 * max(rows, cols))
+    key = ("mask", level, look.dark_cells)
+    if key not in photo.cache:
+        grey = photo.halving(level)
+        photo.cache[key] = _cell_mask(cv2.bitwise_not(grey) if look.dark_cells else grey, cfg)
+    mask = _opened(photo.cache[key], cfg) if opened else photo.cache[key]
+    lat = _best_lattice(_bright_blobs(mask, cfg), cfg, limit=2 * max(rows, cols))
     need = int(math.ceil(cfg.min_cells_frac * rows * cols))
     found = 0 if lat is None else len(lat.idx)
     if found < need:

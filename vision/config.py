@@ -47,9 +47,10 @@ class BoardConfig:
     valley_blur: float = 0.0
     """px (Gaussian sigma): the copy is smoothed this much before thin dark lines are
     looked for (sensor noise otherwise lifts the threshold above a faint line's response)."""
-    mask_erode_px: int = 0
-    """px: the 'may be a square' mask is eroded by this (a box of 2n+1): a grid line broken
-    for a pixel or two no longer joins the squares either side of it."""
+    mask_open_px: int = 1
+    """px: when too few squares show, the 'may be a square' mask is opened by a box of
+    2n+1 and looked at again: a grid line broken for a pixel or two no longer joins the
+    squares either side of it."""
     valley_noise_factor: float = 2.0
     """...unless noise is high: the threshold is at least this many times the response
     of the 75th-percentile pixel (flat areas, where only noise responds)."""
@@ -67,7 +68,7 @@ class BoardConfig:
     1.05 for an ellipse, lower for hollow or ragged blobs (a tile's numeral is a hole)."""
     max_elongation: float = 4.0
     """Ratio of the blob's principal variances: a square foreshortened at 45 deg gives 2."""
-    split_elongation: tuple[float, float] = (0.0, 0.0)
+    split_elongation: tuple[float, float] = (2.5, 9.0)
     """A compact blob this elongated (ratio of principal variances: 4 for two squares run
     together across a broken line, 2..8 seen at 45 deg) is also taken as two halves."""
 
