@@ -258,12 +258,12 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
     markers: list = []
     if loc is None or not _is_sure(loc, cfg):
         best_found: dict = {}
-        # finest copy first: a homography from a few markers extrapolates their error
+        # finest copy first (a homography from a few markers extrapolates their error);
+        # a marker only a coarser copy shows is added (a blurred one may decode there)
         for level in photo.locate_levels(cfg.locate_levels)[::-1]:
             markers = _detect_markers(photo.halving(level), cfg)
             found = _markers_of(markers, game, np.linalg.inv(photo.to_level(level)))
-            if len(found) > len(best_found):
-                best_found = found
+            best_found = {**found, **best_found}
             if len(best_found) == 4:
                 break
         if best_found:
@@ -1279,13 +1279,19 @@ def _find_by_markers(photo: _Photo, game: str, geometry: BoardGeometry,
         # the lines may not pull the grid off the markers (a hand's edge is a line too)
         if f is not None and _marker_misfit(f.grid_h, anchors) <= cfg.marker_misfit_cells:
             fit, grid_h = f, f.grid_h
-    quality = _quality(fit, cfg, True) if fit else 0.3
+    if fit is not None:
+        quality = _quality(fit, cfg, True)
+    else:  # the markers' own fit, unchecked by any grid line: fair from most of them
+        quality = _UNCHECKED_MARKERS_QUALITY if len(found) >= cfg.min_unchecked_markers else 0.0
     details = {"markers": sorted(found), "residual_cells": fit.residual if fit else None,
                "line_support": fit.support if fit else 0.0}
     return BoardLocation.from_grid_homography(
         game, grid_h, geometry, quality=quality, method="markers",
         orientation_certain=True, orientation_scores=np.array([1.0, 0, 0, 0]),
         details=details)
+
+
+_UNCHECKED_MARKERS_QUALITY = 0.3  # markers alone: a fair fit, below any checked grid's
 
 
 def _marker_misfit(grid_h: np.ndarray, anchors: tuple[np.ndarray, np.ndarray]) -> float:

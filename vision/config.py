@@ -166,6 +166,10 @@ class BoardConfig:
     as that marker (a blurred 2 px module still gives ~0.8; another marker ~0)."""
     marker_bits_margin: float = 0.25
     """...and this much better than any other marker or turn."""
+    min_unchecked_markers: int = 3
+    """With no grid line to check them, fewer markers than this are no board: the
+    homography from two markers extrapolates their corners' pixel errors across the board
+    (two opposite ones on a blurred 12 MP render: 1.4 cells off)."""
     marker_min_perimeter: float = 0.02
     """Marker perimeter over the image's long side: smaller candidates are ignored."""
 
