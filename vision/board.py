@@ -249,11 +249,14 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
     loc = None
     for level, opened in _looks(photo, cfg):
         found_here = _find_by_grid(photo, level, opened, game, geometry, profile, cfg)
-        if found_here is not None:
-            found_here = _corner_markers(photo, found_here, game, geometry, cfg)
-            if loc is None or found_here.quality > loc.quality:
-                loc = found_here
-        if loc is not None and _is_sure(loc, cfg):
+        if found_here is None:
+            continue
+        found_here = _corner_markers(photo, found_here, game, geometry, cfg)
+        # two looks that agree settle it: a third would find the same grid again
+        agreed = loc is not None and _same_grid(loc, found_here, cfg)
+        if loc is None or found_here.quality > loc.quality:
+            loc = found_here
+        if _is_sure(loc, cfg) or agreed:
             break
     markers: list = []
     if loc is None or not _is_sure(loc, cfg):
@@ -286,6 +289,14 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
                                         loc.geometry.cols)
     loc.details["find_ms"] = (time.perf_counter() - t0) * 1000
     return loc
+
+
+def _same_grid(a: BoardLocation, b: BoardLocation, cfg: BoardConfig) -> bool:
+    """Whether two finds put the grid in the same place (whichever side each takes for
+    the top): every corner within ``cfg.agree_cells``."""
+    cell = a.cell_px()
+    return any(np.linalg.norm(a.grid_corners - np.roll(b.grid_corners, k, 0), axis=1).max()
+               <= cfg.agree_cells * cell for k in range(4))
 
 
 def _looks(photo: _Photo, cfg: BoardConfig) -> list[tuple[int, bool]]:
@@ -621,14 +632,29 @@ def _opened(mask: np.ndarray, cfg: BoardConfig) -> np.ndarray:
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((size, size), np.uint8))
 
 
+def _sized_components(mask: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """The mask with only its connected parts whose bounding box could hold a square of
+    side lo..hi px: a textured table leaves thousands of specks, which the outline
+    tracer would otherwise return one by one."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8,
+                                                           ltype=cv2.CV_32S)
+    w, h = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
+    keep = (np.minimum(w, h) >= lo * 0.5) & (np.maximum(w, h) <= 2 * hi)
+    keep[0] = keep[0] and mask[labels == 0].any()  # label 0 is the background
+    if keep.all():
+        return mask
+    return np.where(keep, 255, 0).astype(np.uint8)[labels]
+
+
 def _bright_blobs(mask: np.ndarray, cfg: BoardConfig) -> _Blobs:
     """Compact blobs of about a square's size in a :func:`_cell_mask`: squares, tiles on
     them (outer outlines: a numeral on a tile does not make a hole)."""
-    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-    if hierarchy is None:
-        return _Blobs(np.zeros((0, 2)), np.zeros(0), np.zeros((0, 2, 2)))
     short = min(mask.shape)
     lo, hi = cfg.min_cell_px, cfg.max_cell_frac * short
+    contours, hierarchy = cv2.findContours(_sized_components(mask, lo, hi),
+                                           cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return _Blobs(np.zeros((0, 2)), np.zeros(0), np.zeros((0, 2, 2)))
     c_lo, c_hi = cfg.compactness
     centres, sizes, covs = [], [], []
     for i in np.flatnonzero(hierarchy[0][:, 3] < 0):  # outer outlines, not holes
@@ -1206,7 +1232,9 @@ def _find_by_grid(photo: _Photo, level: int, opened: bool, game: str,
     rows, cols = base.rows, base.cols
     t0 = time.perf_counter()
     look = _LOOK.get(game, _LOOK["mixmath"])
+    # the smallest square considered is the working copy's, as big on a larger copy
     cfg = look.tune(cfg)
+    cfg = replace(cfg, min_cell_px=cfg.min_cell_px * 2 ** max(photo.work_level - level, 0))
     key = ("mask", level, look.dark_cells)
     if key not in photo.cache:
         grey = photo.halving(level)

@@ -154,6 +154,9 @@ class BoardConfig:
     sure_quality: float = 0.6
     sure_support: float = 0.5
     """A grid this good (quality, share of line segments seen) ends the search."""
+    agree_cells: float = 0.1
+    """cells: two looks (copies, masks) whose grids' corners agree this closely end the
+    search even when neither is sure (a residual raised by tall tiles stays raised)."""
     min_quality: float = 0.15
     """Below this a grid-like find is no board (BoardNotFound), not a guess."""
 
