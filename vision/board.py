@@ -300,10 +300,11 @@ def _same_grid(a: BoardLocation, b: BoardLocation, cfg: BoardConfig) -> bool:
 
 
 def _looks(photo: _Photo, cfg: BoardConfig) -> list[tuple[int, bool]]:
-    """(grey copy, opened mask?) in the order the grid is looked for: the working copy,
-    its mask opened (squares joined across a broken line come apart; but the opening
-    eats squares peppered with noise in a dim photo, so it is not the first try), then
-    the same on the next larger copy."""
+    """(grey copy, take squares apart?) in the order the grid is looked for: the working
+    copy, then the same with squares joined across a broken line taken apart (the mask
+    opened, two-square blobs halved: a second try, as the opening eats squares peppered
+    with noise in a dim photo and halves may lengthen a lattice into the margin's art),
+    then the same on the next larger copy."""
     openings = (False, True) if cfg.mask_open_px > 0 else (False,)
     return [(level, opened) for level in photo.locate_levels(cfg.locate_levels)
             for opened in openings]
@@ -646,9 +647,10 @@ def _sized_components(mask: np.ndarray, lo: float, hi: float) -> np.ndarray:
     return np.where(keep, 255, 0).astype(np.uint8)[labels]
 
 
-def _bright_blobs(mask: np.ndarray, cfg: BoardConfig) -> _Blobs:
+def _bright_blobs(mask: np.ndarray, cfg: BoardConfig, split: bool = False) -> _Blobs:
     """Compact blobs of about a square's size in a :func:`_cell_mask`: squares, tiles on
-    them (outer outlines: a numeral on a tile does not make a hole)."""
+    them (outer outlines: a numeral on a tile does not make a hole); with ``split``, a
+    blob as long as two squares run together also as its two halves."""
     short = min(mask.shape)
     lo, hi = cfg.min_cell_px, cfg.max_cell_frac * short
     contours, hierarchy = cv2.findContours(_sized_components(mask, lo, hi),
@@ -683,7 +685,7 @@ def _bright_blobs(mask: np.ndarray, cfg: BoardConfig) -> _Blobs:
             centres.append(centre)
             sizes.append(math.sqrt(area))
             covs.append(cov)
-        if cfg.split_elongation[0] <= elongation <= cfg.split_elongation[1]:
+        if split and cfg.split_elongation[0] <= elongation <= cfg.split_elongation[1]:
             # two squares run together: each half's centre a quarter of the length out
             major = tr / 2 + disc
             axis = np.array([mu11, major - mu20]) if abs(mu11) > 1e-9 else (
@@ -1240,7 +1242,7 @@ def _find_by_grid(photo: _Photo, level: int, opened: bool, game: str,
         grey = photo.halving(level)
         photo.cache[key] = _cell_mask(cv2.bitwise_not(grey) if look.dark_cells else grey, cfg)
     mask = _opened(photo.cache[key], cfg) if opened else photo.cache[key]
-    lat = _best_lattice(_bright_blobs(mask, cfg), cfg, limit=2 * max(rows, cols))
+    lat = _best_lattice(_bright_blobs(mask, cfg, split=opened), cfg, limit=2 * max(rows, cols))
     need = int(math.ceil(cfg.min_cells_frac * rows * cols))
     found = 0 if lat is None else len(lat.idx)
     if found < need:
@@ -1307,10 +1309,14 @@ def _find_by_markers(photo: _Photo, game: str, geometry: BoardGeometry,
         # the lines may not pull the grid off the markers (a hand's edge is a line too)
         if f is not None and _marker_misfit(f.grid_h, anchors) <= cfg.marker_misfit_cells:
             fit, grid_h = f, f.grid_h
-    if fit is not None:
+    if fit is not None and (len(found) > 1 or fit.support >= cfg.sure_support):
         quality = _quality(fit, cfg, True)
-    else:  # the markers' own fit, unchecked by any grid line: fair from most of them
-        quality = _UNCHECKED_MARKERS_QUALITY if len(found) >= cfg.min_unchecked_markers else 0.0
+    elif fit is None and len(found) >= cfg.min_unchecked_markers:
+        quality = _UNCHECKED_MARKERS_QUALITY  # the markers' own fit: fair from most of them
+    else:
+        # one marker's 4 corners extrapolated over the board, checked by a few lines
+        # only (on renders: 60 to 190 cells off), or a few markers checked by none
+        quality = 0.0
     details = {"markers": sorted(found), "residual_cells": fit.residual if fit else None,
                "line_support": fit.support if fit else 0.0}
     return BoardLocation.from_grid_homography(

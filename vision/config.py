@@ -69,8 +69,9 @@ class BoardConfig:
     max_elongation: float = 4.0
     """Ratio of the blob's principal variances: a square foreshortened at 45 deg gives 2."""
     split_elongation: tuple[float, float] = (2.5, 9.0)
-    """A compact blob this elongated (ratio of principal variances: 4 for two squares run
-    together across a broken line, 2..8 seen at 45 deg) is also taken as two halves."""
+    """When squares are taken apart (a second look, with the mask opened), a compact blob
+    this elongated (ratio of principal variances: 4 for two squares run together across a
+    broken line, 2..8 seen at 45 deg) is also taken as two halves."""
 
     # -- the lattice of cells
     neighbour_pitch: tuple[float, float] = (0.6, 2.6)
@@ -153,7 +154,8 @@ class BoardConfig:
     """cells: an RMS line-fit residual this small gives quality ~1; 3x it gives ~0.5."""
     sure_quality: float = 0.6
     sure_support: float = 0.5
-    """A grid this good (quality, share of line segments seen) ends the search."""
+    """A grid this good (quality, share of line segments seen) ends the search; a board
+    found from a single marker needs at least this share of its lines seen."""
     agree_cells: float = 0.1
     """cells: two looks (copies, masks) whose grids' corners agree this closely end the
     search even when neither is sure (a residual raised by tall tiles stays raised)."""
