@@ -14,10 +14,15 @@ Two ways in, tried in this order:
     is grown from the most regular blob by a homography fitted as it grows (any rotation,
     any perspective), and its extent gives the R x C grid. Then each of the R+1 and C+1 grid
     lines is fitted to the dark lines or gaps between the squares, and the homography is
-    fitted by least squares to *all* their intersections. Which side is up comes from the
-    board itself: the board profile's appearance when the set was calibrated, and Mixmath's
-    printed centre 1 2 3 4 (the "1" carries the least ink). The layout alone cannot tell:
-    Mixmath's and Calculissimo's layouts look the same under all four quarter turns.
+    fitted by least squares to *all* their intersections. The grid is looked for on the
+    working copy, then with squares joined across a broken line taken apart (mask opened,
+    two-square blobs halved), then on the next larger copy, until a find is sure or two
+    agree. A print-and-play board found this way has its markers read where the grid puts
+    them (bits sampled top-down, no search). Which side is up comes from the board itself:
+    the markers, the board profile's appearance when the set was calibrated, and Mixmath's
+    printed centre 1 2 3 4 (each square's numeral matched with templates of many faces,
+    turned ones as rivals). The layout alone cannot tell: Mixmath's and Calculissimo's
+    layouts look the same under all four quarter turns.
 
 A :class:`BoardLocation` holds the homography from image pixels to board millimetres
 (:class:`calibration.geometry.BoardGeometry`), and :func:`rectify_grid` cuts out the playing
