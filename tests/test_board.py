@@ -306,6 +306,45 @@ def test_markers_alone_when_a_hand_covers_the_grid(hide, tolerance):
     assert _grid_error_cells(loc, g, mm_to_px) < tolerance
 
 
+def _true_grid_h(g, mm_to_px) -> np.ndarray:
+    """Image px -> grid units of the photographed board, from the true mm -> px map."""
+    grid_to_mm = np.array([[g.cell_mm, 0, g.grid_origin_mm[0]],
+                           [0, g.cell_mm, g.grid_origin_mm[1]], [0, 0, 1.0]])
+    return np.linalg.inv(grid_to_mm) @ np.linalg.inv(mm_to_px)
+
+
+@pytest.mark.parametrize("turn", [0, 1, 2, 3])
+def test_markers_are_read_where_the_grid_puts_them(turn):
+    # small markers (~3 px a module): each read as its own id, at its own corner, its
+    # picture turned as much as the grid taken for the board's is
+    from calibration.geometry import marker_id
+    from vision import board as vb
+    g, board, ppm = _flat_board("calculissimo")
+    img, mm_to_px = _photograph(board, ppm, g, turn_deg=-35.0, tilt=0.8)
+    grid_h = vb._quarter_turn(turn, g.rows, g.cols) @ _true_grid_h(g, mm_to_px)
+    reads, marker_like = vb._read_markers(vb._Photo(img, 1024), grid_h, g, vb.BoardConfig())
+    assert marker_like and len(reads) == 4
+    corners = ["TL", "TR", "BR", "BL"]
+    for place, marker, picture_turns in reads:
+        assert marker == marker_id("calculissimo", corners[(place + turn) % 4])
+        assert picture_turns == turn
+
+
+@pytest.mark.parametrize("turn", [0, 1, 2, 3])
+def test_centre_numerals_tell_which_side_is_up(turn):
+    from vision import board as vb
+    g, board, ppm = _flat_board("mixmath")
+    img, mm_to_px = _photograph(board, ppm, g, turn_deg=70.0, tilt=0.85)
+    grid_h = vb._quarter_turn(turn, g.rows, g.cols) @ _true_grid_h(g, mm_to_px)
+    cfg = vb.BoardConfig()
+    scores = vb._centre_numeral_scores(vb._Photo(img, 1024), grid_h, "mixmath", g.rows,
+                                       g.cols, cfg)
+    # the turn that undoes the wrong one wins, by more than the margin that makes it sure
+    best = int(np.argmax(scores))
+    assert best == (-turn) % 4
+    assert scores[best] - np.sort(scores)[-2] >= cfg.numeral_margin
+
+
 def test_markers_of_another_game_are_named():
     g, board, ppm = _flat_board("calculissimo")
     img, _ = _photograph(board, ppm, g, turn_deg=10.0, tilt=0.9)

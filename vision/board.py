@@ -14,10 +14,15 @@ Two ways in, tried in this order:
     is grown from the most regular blob by a homography fitted as it grows (any rotation,
     any perspective), and its extent gives the R x C grid. Then each of the R+1 and C+1 grid
     lines is fitted to the dark lines or gaps between the squares, and the homography is
-    fitted by least squares to *all* their intersections. Which side is up comes from the
-    board itself: the board profile's appearance when the set was calibrated, and Mixmath's
-    printed centre 1 2 3 4 (the "1" carries the least ink). The layout alone cannot tell:
-    Mixmath's and Calculissimo's layouts look the same under all four quarter turns.
+    fitted by least squares to *all* their intersections. The grid is looked for on the
+    working copy, then with squares joined across a broken line taken apart (mask opened,
+    two-square blobs halved), then on the next larger copy, until a find is sure or two
+    agree. A print-and-play board found this way has its markers read where the grid puts
+    them (bits sampled top-down, no search). Which side is up comes from the board itself:
+    the markers, the board profile's appearance when the set was calibrated, and Mixmath's
+    printed centre 1 2 3 4 (each square's numeral matched with templates of many faces,
+    turned ones as rivals). The layout alone cannot tell: Mixmath's and Calculissimo's
+    layouts look the same under all four quarter turns.
 
 A :class:`BoardLocation` holds the homography from image pixels to board millimetres
 (:class:`calibration.geometry.BoardGeometry`), and :func:`rectify_grid` cuts out the playing
@@ -247,23 +252,26 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
     # copy; markers then only in the corners the grid predicts. The whole picture is
     # searched for markers only when no good grid shows (a hand over much of it).
     loc = None
-    for level in photo.locate_levels(cfg.locate_levels):
-        found_here = _find_by_grid(photo, level, game, geometry, profile, cfg)
-        if found_here is not None:
-            found_here = _corner_markers(photo, found_here, game, geometry, cfg)
-            if loc is None or found_here.quality > loc.quality:
-                loc = found_here
-        if loc is not None and _is_sure(loc, cfg):
+    for level, opened in _looks(photo, cfg):
+        found_here = _find_by_grid(photo, level, opened, game, geometry, profile, cfg)
+        if found_here is None:
+            continue
+        found_here = _corner_markers(photo, found_here, game, geometry, cfg)
+        # two looks that agree settle it: a third would find the same grid again
+        agreed = loc is not None and _same_grid(loc, found_here, cfg)
+        if loc is None or found_here.quality > loc.quality:
+            loc = found_here
+        if _is_sure(loc, cfg) or agreed:
             break
     markers: list = []
     if loc is None or not _is_sure(loc, cfg):
         best_found: dict = {}
-        # finest copy first: a homography from a few markers extrapolates their error
+        # finest copy first (a homography from a few markers extrapolates their error);
+        # a marker only a coarser copy shows is added (a blurred one may decode there)
         for level in photo.locate_levels(cfg.locate_levels)[::-1]:
             markers = _detect_markers(photo.halving(level), cfg)
             found = _markers_of(markers, game, np.linalg.inv(photo.to_level(level)))
-            if len(found) > len(best_found):
-                best_found = found
+            best_found = {**found, **best_found}
             if len(best_found) == 4:
                 break
         if best_found:
@@ -286,6 +294,25 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
                                         loc.geometry.cols)
     loc.details["find_ms"] = (time.perf_counter() - t0) * 1000
     return loc
+
+
+def _same_grid(a: BoardLocation, b: BoardLocation, cfg: BoardConfig) -> bool:
+    """Whether two finds put the grid in the same place (whichever side each takes for
+    the top): every corner within ``cfg.agree_cells``."""
+    cell = a.cell_px()
+    return any(np.linalg.norm(a.grid_corners - np.roll(b.grid_corners, k, 0), axis=1).max()
+               <= cfg.agree_cells * cell for k in range(4))
+
+
+def _looks(photo: _Photo, cfg: BoardConfig) -> list[tuple[int, bool]]:
+    """(grey copy, take squares apart?) in the order the grid is looked for: the working
+    copy, then the same with squares joined across a broken line taken apart (the mask
+    opened, two-square blobs halved: a second try, as the opening eats squares peppered
+    with noise in a dim photo and halves may lengthen a lattice into the margin's art),
+    then the same on the next larger copy."""
+    openings = (False, True) if cfg.mask_open_px > 0 else (False,)
+    return [(level, opened) for level in photo.locate_levels(cfg.locate_levels)
+            for opened in openings]
 
 
 _SNAPSHOT_PX = 4  # px per cell of the small top-down view a tracked frame is checked with
@@ -498,6 +525,7 @@ class _Photo:
         # smaller): no resampling but 2x2 boxes, so cheap and alias-free
         self.work_level = max(0, int(math.floor(math.log2(max(h, w) / long_side) + 0.25)))
         self.why_not: str | None = None
+        self.cache: dict = {}  # what one look at the photo made that another may reuse
 
     @property
     def work_grey(self) -> np.ndarray:
@@ -587,7 +615,8 @@ def _cell_mask(grey: np.ndarray, cfg: BoardConfig) -> np.ndarray:
     dark = cv2.compare(grey, cv2.subtract(mean, np.full_like(mean, int(cfg.dark_offset))),
                        cv2.CMP_LT)
     kernel = np.ones((cfg.valley_kernel_px, cfg.valley_kernel_px), np.uint8)
-    valley = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, kernel)
+    smooth = cv2.GaussianBlur(grey, (0, 0), cfg.valley_blur) if cfg.valley_blur > 0 else grey
+    valley = cv2.morphologyEx(smooth, cv2.MORPH_BLACKHAT, kernel)
     # sensor noise makes black-hat speckle everywhere: the threshold rises above the
     # response of most pixels (flat areas), and lone line pixels are dropped
     sample = valley[::3, ::3].ravel()
@@ -602,15 +631,37 @@ def _cell_mask(grey: np.ndarray, cfg: BoardConfig) -> np.ndarray:
     return cv2.bitwise_not(apart)
 
 
-def _bright_blobs(grey: np.ndarray, cfg: BoardConfig) -> _Blobs:
-    """Compact blobs of about a square's size: squares, tiles on them (outer outlines: a
-    numeral on a tile does not make a hole)."""
-    mask = _cell_mask(grey, cfg)
-    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+def _opened(mask: np.ndarray, cfg: BoardConfig) -> np.ndarray:
+    """The mask opened: the thin bridges a broken grid line leaves between squares cut
+    (noise specks stay as small as they were; an erosion alone would grow them)."""
+    size = 2 * cfg.mask_open_px + 1
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((size, size), np.uint8))
+
+
+def _sized_components(mask: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """The mask with only its connected parts whose bounding box could hold a square of
+    side lo..hi px: a textured table leaves thousands of specks, which the outline
+    tracer would otherwise return one by one."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8,
+                                                           ltype=cv2.CV_32S)
+    w, h = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
+    keep = (np.minimum(w, h) >= lo * 0.5) & (np.maximum(w, h) <= 2 * hi)
+    keep[0] = keep[0] and mask[labels == 0].any()  # label 0 is the background
+    if keep.all():
+        return mask
+    return np.where(keep, 255, 0).astype(np.uint8)[labels]
+
+
+def _bright_blobs(mask: np.ndarray, cfg: BoardConfig, split: bool = False) -> _Blobs:
+    """Compact blobs of about a square's size in a :func:`_cell_mask`: squares, tiles on
+    them (outer outlines: a numeral on a tile does not make a hole); with ``split``, a
+    blob as long as two squares run together also as its two halves."""
+    short = min(mask.shape)
+    lo, hi = cfg.min_cell_px, cfg.max_cell_frac * short
+    contours, hierarchy = cv2.findContours(_sized_components(mask, lo, hi),
+                                           cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hierarchy is None:
         return _Blobs(np.zeros((0, 2)), np.zeros(0), np.zeros((0, 2, 2)))
-    short = min(grey.shape)
-    lo, hi = cfg.min_cell_px, cfg.max_cell_frac * short
     c_lo, c_hi = cfg.compactness
     centres, sizes, covs = [], [], []
     for i in np.flatnonzero(hierarchy[0][:, 3] < 0):  # outer outlines, not holes
@@ -631,10 +682,26 @@ def _bright_blobs(grey: np.ndarray, cfg: BoardConfig) -> _Blobs:
         tr = mu20 + mu02
         disc = math.sqrt(max(tr * tr / 4 - det, 0.0))
         elongation = (tr / 2 + disc) / max(tr / 2 - disc, 1e-9)
-        if c_lo <= area / (12.0 * math.sqrt(det)) <= c_hi and elongation <= cfg.max_elongation:
-            centres.append((m["m10"] / area, m["m01"] / area))
+        if not c_lo <= area / (12.0 * math.sqrt(det)) <= c_hi:
+            continue
+        centre = np.array([m["m10"] / area, m["m01"] / area])
+        cov = np.array([[mu20, mu11], [mu11, mu02]])
+        if elongation <= cfg.max_elongation:
+            centres.append(centre)
             sizes.append(math.sqrt(area))
-            covs.append(((mu20, mu11), (mu11, mu02)))
+            covs.append(cov)
+        if split and cfg.split_elongation[0] <= elongation <= cfg.split_elongation[1]:
+            # two squares run together: each half's centre a quarter of the length out
+            major = tr / 2 + disc
+            axis = np.array([mu11, major - mu20]) if abs(mu11) > 1e-9 else (
+                np.array([1.0, 0.0]) if mu20 >= mu02 else np.array([0.0, 1.0]))
+            axis /= np.linalg.norm(axis)
+            step = math.sqrt(12.0 * major) / 4
+            half_cov = cov - 0.75 * major * np.outer(axis, axis)
+            for sign in (-1, 1):
+                centres.append(centre + sign * step * axis)
+                sizes.append(math.sqrt(area / 2))
+                covs.append(half_cov)
     return _Blobs(np.array(centres, float).reshape(-1, 2), np.array(sizes, float),
                   np.array(covs, float).reshape(-1, 2, 2))
 
@@ -1162,16 +1229,25 @@ def _is_sure(loc: BoardLocation, cfg: BoardConfig) -> bool:
             and loc.details.get("line_support", 0) >= cfg.sure_support)
 
 
-def _find_by_grid(photo: _Photo, level: int, game: str, geometry: BoardGeometry | None,
-                  profile: str | BoardProfile | None, cfg: BoardConfig) -> BoardLocation | None:
+def _find_by_grid(photo: _Photo, level: int, opened: bool, game: str,
+                  geometry: BoardGeometry | None, profile: str | BoardProfile | None,
+                  cfg: BoardConfig) -> BoardLocation | None:
+    """The board from the lattice of squares in the grey copy ``level`` (its cell mask
+    ``opened`` or not), refined on the grid lines and turned as its features say; None
+    (and ``photo.why_not``) when no such lattice shows."""
     base = geometry or board_geometry(game)
     rows, cols = base.rows, base.cols
     t0 = time.perf_counter()
     look = _LOOK.get(game, _LOOK["mixmath"])
+    # the smallest square considered is the working copy's, as big on a larger copy
     cfg = look.tune(cfg)
-    grey = photo.halving(level)
-    blobs = _bright_blobs(cv2.bitwise_not(grey) if look.dark_cells else grey, cfg)
-    lat = _best_lattice(blobs, cfg, limit=2 * max(rows, cols))
+    cfg = replace(cfg, min_cell_px=cfg.min_cell_px * 2 ** max(photo.work_level - level, 0))
+    key = ("mask", level, look.dark_cells)
+    if key not in photo.cache:
+        grey = photo.halving(level)
+        photo.cache[key] = _cell_mask(cv2.bitwise_not(grey) if look.dark_cells else grey, cfg)
+    mask = _opened(photo.cache[key], cfg) if opened else photo.cache[key]
+    lat = _best_lattice(_bright_blobs(mask, cfg, split=opened), cfg, limit=2 * max(rows, cols))
     need = int(math.ceil(cfg.min_cells_frac * rows * cols))
     found = 0 if lat is None else len(lat.idx)
     if found < need:
@@ -1238,13 +1314,23 @@ def _find_by_markers(photo: _Photo, game: str, geometry: BoardGeometry,
         # the lines may not pull the grid off the markers (a hand's edge is a line too)
         if f is not None and _marker_misfit(f.grid_h, anchors) <= cfg.marker_misfit_cells:
             fit, grid_h = f, f.grid_h
-    quality = _quality(fit, cfg, True) if fit else 0.3
+    if fit is not None and (len(found) > 1 or fit.support >= cfg.sure_support):
+        quality = _quality(fit, cfg, True)
+    elif fit is None and len(found) >= cfg.min_unchecked_markers:
+        quality = _UNCHECKED_MARKERS_QUALITY  # the markers' own fit: fair from most of them
+    else:
+        # one marker's 4 corners extrapolated over the board, checked by a few lines
+        # only (on renders: 60 to 190 cells off), or a few markers checked by none
+        quality = 0.0
     details = {"markers": sorted(found), "residual_cells": fit.residual if fit else None,
                "line_support": fit.support if fit else 0.0}
     return BoardLocation.from_grid_homography(
         game, grid_h, geometry, quality=quality, method="markers",
         orientation_certain=True, orientation_scores=np.array([1.0, 0, 0, 0]),
         details=details)
+
+
+_UNCHECKED_MARKERS_QUALITY = 0.3  # markers alone: a fair fit, below any checked grid's
 
 
 def _marker_misfit(grid_h: np.ndarray, anchors: tuple[np.ndarray, np.ndarray]) -> float:
@@ -1300,12 +1386,58 @@ def _markers_of(markers, game: str, to_full: np.ndarray) -> dict[str, np.ndarray
 
 def _corner_markers(photo: _Photo, loc: BoardLocation, game: str,
                     geometry: BoardGeometry | None, cfg: BoardConfig) -> BoardLocation:
-    """A grid found without markers may still be a print-and-play board: look for markers
-    where its corners would hold them (each corner, any quarter turn), at a resolution
-    that shows them. Their ids then fix which side is up."""
+    """A grid found without markers may still be a print-and-play board: read the markers
+    where its corners would hold them; their ids fix which side is up. Only when a corner
+    looks like a marker but reads as none is ArUco asked to look around the corners."""
     g = geometry or board_geometry(game)
     if (g.rows, g.cols) != (loc.geometry.rows, loc.geometry.cols) or g.marker_mm <= 0:
         return loc
+    reads, marker_like = _read_markers(photo, loc.grid_homography, g, cfg)
+    if reads:
+        return _turned_by_markers(loc, game, g, reads)
+    if not marker_like:
+        return loc
+    return _search_corner_markers(photo, loc, game, g, cfg)
+
+
+def _turned_by_markers(loc: BoardLocation, game: str, g: BoardGeometry,
+                       reads: list[tuple[int, int, int]]) -> BoardLocation:
+    """The location turned as the markers read at its corners say (each read: the corner
+    place, the marker id, the quarter turns of its picture); unchanged when they
+    disagree. A marker of another game means another game's board."""
+    turns = set()
+    for place, marker, picture_turns in reads:
+        decoded = decode_marker_id(marker)
+        if decoded is None:
+            continue
+        if decoded[0] != game:
+            raise BoardNotFound(f"this looks like a {decoded[0]} board (its markers), "
+                                f"not {game}")
+        # the marker of corner i sits at place j when the present top is k = i - j
+        # quarter turns off; its picture is then turned by k too
+        k = (_CORNER_NAMES.index(decoded[1]) - place) % 4
+        if k == picture_turns % 4:
+            turns.add(k)
+    allowed = {0, 1, 2, 3} if g.rows == g.cols else {0, 2}
+    if len(turns) != 1 or not turns <= allowed:
+        return loc
+    k = (-turns.pop()) % 4
+    grid_h = _quarter_turn(k, g.rows, g.cols) @ loc.grid_homography
+    seen = sorted(decode_marker_id(m)[1] for _, m, _ in reads)
+    details = dict(loc.details, markers=seen)
+    return BoardLocation.from_grid_homography(
+        game, grid_h, g, quality=loc.quality / (0.75 if not loc.orientation_certain else 1),
+        method="markers", orientation_certain=True,
+        orientation_scores=np.array([1.0, 0, 0, 0]), details=details)
+
+
+_CORNER_NAMES = ("TL", "TR", "BR", "BL")
+
+
+def _search_corner_markers(photo: _Photo, loc: BoardLocation, game: str, g: BoardGeometry,
+                           cfg: BoardConfig) -> BoardLocation:
+    """ArUco's search around each place a marker may sit (each corner, any quarter turn),
+    at a resolution that shows them."""
     rows, cols = g.rows, g.cols
     grid_h = loc.grid_homography
     gm = np.linalg.inv(_grid_to_mm(g))
@@ -1366,6 +1498,86 @@ def _corner_markers(photo: _Photo, loc: BoardLocation, game: str,
         game, grid_h, g, quality=loc.quality / (0.75 if not loc.orientation_certain else 1),
         method="markers", orientation_certain=True,
         orientation_scores=np.array([1.0, 0, 0, 0]), details=details)
+
+
+def _read_markers(photo: _Photo, grid_h: np.ndarray, g: BoardGeometry, cfg: BoardConfig
+                  ) -> tuple[list[tuple[int, int, int]], bool]:
+    """Read the print-and-play markers where a found grid puts them, without looking for
+    them: each corner of the margin is cut out top-down (marker and quiet zone, by
+    modules) and its 4 x 4 bits are matched with every boardsight marker under every
+    quarter turn. ArUco's own search needs ~3 px per module; this reads 2.
+
+    Returns ([(corner place 0..3 = TL TR BR BL of the present grid, marker id, quarter
+    turns of its picture), ...] for the clear reads, whether any corner looked like a
+    marker at all (a dark square in a light quiet zone)).
+    """
+    m = _MARKER_MODULE_PX
+    n = _MARKER_MODULES + 2  # a module of quiet zone all round
+    gm = np.linalg.inv(_grid_to_mm(g))
+    module_mm = g.marker_mm / _MARKER_MODULES
+    cell_px = _cell_px_of(grid_h, g.rows, g.cols)
+    shrink = cell_px * module_mm / g.cell_mm / m
+    patterns = _marker_patterns(_boardsight_marker_count())
+    reads, marker_like = [], False
+    for place, corner in enumerate(_CORNER_NAMES):
+        tl_mm = g.marker_corners_mm(corner)[0] - module_mm
+        # output px -> board mm -> grid units -> image px, inverted: image -> output
+        out_to_mm = np.array([[module_mm / m, 0, tl_mm[0] + 0.5 * module_mm / m],
+                              [0, module_mm / m, tl_mm[1] + 0.5 * module_mm / m], [0, 0, 1.0]])
+        to_out = np.linalg.inv(np.linalg.inv(grid_h) @ gm @ out_to_mm)
+        patch = _warp(photo.image, to_out, (n * m, n * m), shrink)
+        if patch.ndim == 3:
+            patch = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+        q = m // 4
+        modules = patch.reshape(n, m, n, m)[:, q:m - q, :, q:m - q].mean(axis=(1, 3))
+        ring = np.ones((n, n), bool)
+        ring[1:-1, 1:-1] = False
+        border = np.zeros((n, n), bool)
+        border[1:-1, 1:-1] = True
+        border[2:-2, 2:-2] = False
+        white, black = float(np.median(modules[ring])), float(np.median(modules[border]))
+        if white - black < cfg.marker_min_contrast:
+            continue
+        mid = (white + black) / 2
+        if (modules[border] < mid).mean() < _MARKER_FRAME_SHARE or \
+                (modules[ring] > mid).mean() < _MARKER_FRAME_SHARE:
+            continue
+        marker_like = True
+        bits = np.clip((modules[2:-2, 2:-2] - mid) / ((white - black) / 2), -1, 1).ravel()
+        corr = patterns @ bits / bits.size  # (ids, turns)
+        best = np.unravel_index(np.argmax(corr), corr.shape)
+        second = np.partition(corr.ravel(), -2)[-2]
+        if corr[best] >= cfg.marker_bits_match and corr[best] - second >= cfg.marker_bits_margin:
+            reads.append((place, int(best[0]), int(best[1])))
+    return reads, marker_like
+
+
+def _boardsight_marker_count() -> int:
+    """How many ArUco ids boardsight prints (ids 0..n-1: a game and a corner each)."""
+    return next(i for i in range(_ARUCO_4X4_IDS) if decode_marker_id(i) is None)
+
+
+_ARUCO_4X4_IDS = 50  # DICT_4X4_50
+
+
+@lru_cache(maxsize=2)
+def _marker_patterns(count: int) -> np.ndarray:
+    """(count, 4, 16) the inner 4 x 4 bits (+1 white, -1 black) of markers 0..count-1,
+    each turned by 0..3 quarter turns (np.rot90)."""
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    out = np.zeros((count, 4, _MARKER_BITS ** 2))
+    for i in range(count):
+        img = cv2.aruco.generateImageMarker(dictionary, i, _MARKER_MODULES, borderBits=1)
+        inner = np.where(img[1:-1, 1:-1] > 127, 1.0, -1.0)
+        for k in range(4):
+            out[i, k] = np.rot90(inner, k).ravel()
+    return out
+
+
+_MARKER_BITS = 4  # DICT_4X4: 4 x 4 bits
+_MARKER_MODULES = _MARKER_BITS + 2  # with its black frame
+_MARKER_MODULE_PX = 8  # px per module of the top-down cut-out
+_MARKER_FRAME_SHARE = 0.8  # of frame modules darker (quiet-zone modules lighter) than mid
 
 
 _MARKER_PX = 36.0  # a marker is looked for at about this many px across (4x4 + border bits)
@@ -1459,9 +1671,9 @@ def _orientation(photo, grid_h, game, geometry, prof, cfg) -> tuple[int, np.ndar
         if top[-1] - top[-2] >= 2 * cfg.orientation_margin:
             return _verdict(cues, turns)  # clear enough alone
     if fixed_numbers(game) and rows == cols:
-        ink = _centre_ink_scores(photo, grid_h, rows, cols, prof)
-        if ink is not None:
-            cues.append((ink, cfg.ink_margin))
+        numerals = _centre_numeral_scores(photo, grid_h, game, rows, cols, cfg)
+        if numerals is not None:
+            cues.append((numerals, cfg.numeral_margin))
     if not cues:
         # nothing tells: keep the board as upright in the photo as possible
         up = np.zeros(4)
@@ -1493,39 +1705,145 @@ def _verdict(cues: list[tuple[np.ndarray, float]], turns: list[int]
     return best, np.roll(np.where(np.isfinite(scores), scores, -1.0), -best), certain
 
 
-def _centre_ink_scores(photo, grid_h, rows, cols, prof) -> np.ndarray | None:
-    """Score of each quarter turn by the printed centre numbers: the "1" carries the least
-    ink of 1 2 3 4, and sits at the top-left of the four (as the board is oriented).
-    None when the four do not look like printed squares (tiles or a hand on them)."""
-    r0, c0 = rows // 2 - 1, cols // 2 - 1
-    lab = _lab_of_cells(photo, grid_h, rows, cols)[r0:r0 + 2, c0:c0 + 2].reshape(4, 3)
-    if np.isnan(lab).any() or np.ptp(lab, axis=0).max() > _CENTRE_ALIKE:
-        return None  # the four differ: something lies on some of them
-    if prof is not None and "fixed" in prof.colours:
-        if np.linalg.norm(np.median(lab, 0) - np.array(prof.colours["fixed"])) > _CENTRE_ALIKE * 2:
-            return None  # not the colour the set's centre squares have
-    p = 24
+def _centre_numeral_scores(photo, grid_h, game, rows, cols, cfg) -> np.ndarray | None:
+    """Score of each quarter turn by the numbers printed on the board (Mixmath's centre
+    1 2 3 4): the mean log-probability, over the printed squares, that the square shows
+    its own number upright rather than another of them or one turned (a template match
+    against the numerals of many faces). None when no square shows a numeral."""
+    fixed = fixed_numbers(game)
+    templates = _numeral_templates(tuple(sorted(set(fixed.values()))))
+    digits = sorted(templates)
+    r0, c0 = min(r for r, _ in fixed), min(c for _, c in fixed)
+    r1, c1 = max(r for r, _ in fixed) + 1, max(c for _, c in fixed) + 1
+    p = cfg.numeral_px_per_cell
     to_rect = np.array([[p, 0, -p * c0 - 0.5], [0, p, -p * r0 - 0.5], [0, 0, 1.0]])
-    scale = photo.level_for(_cell_px_of(grid_h, rows, cols), p)
-    level_h = grid_h @ np.linalg.inv(photo.to_level(scale))
-    rect = cv2.warpPerspective(photo.grey(scale), to_rect @ level_h, (2 * p, 2 * p),
-                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    m = p // 6
-    ink = []
-    for (r, c) in ((0, 0), (0, 1), (1, 1), (1, 0)):  # TL TR BR BL: the turn that puts it TL
-        cell = rect[r * p + m:(r + 1) * p - m, c * p + m:(c + 1) * p - m]
-        cell = cv2.GaussianBlur(cell, (3, 3), 0)
-        # the numeral is the smaller of the two classes Otsu splits the square into,
-        # whether it is printed darker or lighter than the square
-        t, mask = cv2.threshold(cell, 0, 1, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-        share = float(mask.mean())
-        ink.append(min(share, 1 - share))
-    ink = np.array(ink)
-    second = np.sort(ink)[1]
-    return 1.0 - ink / max(second, 1e-6)
+    rect = _warp(photo.image, to_rect @ grid_h, ((c1 - c0) * p, (r1 - r0) * p),
+                 _cell_px_of(grid_h, rows, cols) / p)
+    # each printed square's match, turned by 0..3 quarter turns, with each number
+    sims = {}
+    for r, c in fixed:
+        cell = rect[(r - r0) * p:(r - r0 + 1) * p, (c - c0) * p:(c - c0 + 1) * p]
+        sims[r, c] = _numeral_similarities(cell, templates, digits, cfg)
+    if all(v is None for v in sims.values()):
+        return None
+    scores = np.zeros(4)
+    for k in range(4):
+        # the board turned by k: the square now at (r, c) is the one at ``back`` now, its
+        # numeral turned by k quarter turns counter-clockwise
+        to_old = np.linalg.inv(_quarter_turn(k, rows, cols))
+        for (r, c), number in fixed.items():
+            old = _apply(to_old, np.array([c + 0.5, r + 0.5]))
+            found = sims.get((int(math.floor(old[1])), int(math.floor(old[0]))))
+            if found is None:
+                continue
+            z = (found - found.max()) / cfg.numeral_temperature  # (turns, numbers)
+            scores[k] += z[k, digits.index(number)] - math.log(np.exp(z).sum())
+    return scores / len(fixed)
 
 
-_CENTRE_ALIKE = 25.0  # Lab units: the four centre squares' colours agree within this
+def _numeral_similarities(cell: np.ndarray, templates: dict, digits: list[int],
+                          cfg: BoardConfig) -> np.ndarray | None:
+    """(4, len(digits)) best correlation of the square's numeral, turned by 0..3 quarter
+    turns (np.rot90), with each number's templates; None when it shows no numeral."""
+    m = int(round(cfg.numeral_inset * cell.shape[0]))
+    inner = _principal_grey(cell[m:cell.shape[0] - m, m:cell.shape[1] - m])
+    ink = _numeral_ink(inner)
+    if ink is None:
+        return None
+    out = np.zeros((4, len(digits)))
+    for turn in range(4):
+        v = _glyph_vector(np.rot90(ink[0], turn), np.rot90(ink[1], turn))
+        if v is None:
+            return None
+        out[turn] = [float((templates[d] @ v).max()) for d in digits]
+    return out
+
+
+def _principal_grey(bgr: np.ndarray) -> np.ndarray:
+    """uint8 projection of a colour patch on its axis of most variance: a numeral printed
+    in another hue but about the same lightness as its square still stands out."""
+    if bgr.ndim == 2:
+        return bgr
+    x = bgr.reshape(-1, 3).astype(np.float32)
+    x -= x.mean(0)
+    _, vecs = np.linalg.eigh(x.T @ x)
+    proj = x @ vecs[:, -1]
+    lo, hi = np.percentile(proj, (1, 99))
+    out = (proj - lo) * (255.0 / max(float(hi - lo), 1e-6))
+    return np.clip(out, 0, 255).astype(np.uint8).reshape(bgr.shape[:2])
+
+
+def _numeral_ink(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(soft ink 0..1, hard ink mask) of the numeral in a square's middle: the smaller
+    class Otsu splits it into (whether printed darker or lighter), less what touches the
+    patch's edge (a neighbour's edge, a shadow). None when there is no such class."""
+    grey = cv2.GaussianBlur(grey, (3, 3), 0)
+    _, hard = cv2.threshold(grey, 0, 1, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    if hard.mean() > 0.5:
+        hard = 1 - hard
+    if not _NUMERAL_SHARE[0] <= hard.mean() <= _NUMERAL_SHARE[1]:
+        return None
+    ink_level = float(np.median(grey[hard > 0]))
+    paper = float(np.median(grey[hard == 0]))
+    soft = np.clip((grey.astype(np.float32) - paper) / (ink_level - paper), 0, 1)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(hard, connectivity=8)
+    x, y, w, h = (stats[:, i] for i in range(4))
+    keep = (x > 0) & (y > 0) & (x + w < hard.shape[1]) & (y + h < hard.shape[0])
+    keep[0] = False
+    mask = keep[labels]
+    if mask.sum() < _MIN_INK_PX:
+        return None
+    near = cv2.dilate(mask.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(np.float32)
+    return soft * near, mask
+
+
+def _glyph_vector(soft: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
+    """A glyph as a unit vector: its ink's bounding box scaled to fit a fixed square
+    (keeping its shape), centred, slightly blurred, less its mean."""
+    ys, xs = np.nonzero(mask)
+    if len(ys) < _MIN_INK_PX:
+        return None
+    crop = np.ascontiguousarray(soft[ys.min():ys.max() + 1, xs.min():xs.max() + 1],
+                                dtype=np.float32)
+    t = _GLYPH_PX
+    f = (t - 2) / max(crop.shape)
+    nh, nw = max(1, round(crop.shape[0] * f)), max(1, round(crop.shape[1] * f))
+    out = np.zeros((t, t), np.float32)
+    oy, ox = (t - nh) // 2, (t - nw) // 2
+    out[oy:oy + nh, ox:ox + nw] = cv2.resize(crop, (nw, nh), interpolation=cv2.INTER_AREA)
+    v = cv2.GaussianBlur(out, (3, 3), 0.8).ravel()
+    v = v - v.mean()
+    norm = float(np.linalg.norm(v))
+    return v / norm if norm > 0 else None
+
+
+@lru_cache(maxsize=4)
+def _numeral_templates(numbers: tuple[int, ...]) -> dict[int, np.ndarray]:
+    """{number: (faces, GLYPH_PX**2) unit vectors} of each number drawn in every training
+    face (the held-out faces are kept for judging: a board's own face is never known)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    from calibration.fonts import font_split
+
+    size = 4 * _GLYPH_PX
+    out = {}
+    for number in numbers:
+        vecs = []
+        for path in font_split()[0]:
+            font = ImageFont.truetype(str(path), size)
+            im = Image.new("L", (2 * size, 2 * size), 0)
+            ImageDraw.Draw(im).text((size, size), str(number), font=font, fill=255, anchor="mm")
+            a = np.asarray(im, np.float32) / 255
+            v = _glyph_vector(a, a > 0.5)
+            if v is not None:
+                vecs.append(v)
+        out[number] = np.array(vecs)
+    return out
+
+
+_GLYPH_PX = 16  # side of the square a glyph is compared in (a numeral at 1080p is ~12 px)
+_MIN_INK_PX = 3  # fewer ink pixels than this: no numeral
+_NUMERAL_SHARE = (0.02, 0.45)  # share of a square's middle a numeral's ink covers
 
 
 def _thumbnail_scores(photo, grid_h, geometry, prof, turns) -> np.ndarray:

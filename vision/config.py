@@ -44,6 +44,13 @@ class BoardConfig:
     valley_threshold: float = 8.0
     """Grey levels of black-hat response above which a pixel is on a thin dark line (a
     0.5 mm printed line at half resolution still gives ~10)."""
+    valley_blur: float = 0.0
+    """px (Gaussian sigma): the copy is smoothed this much before thin dark lines are
+    looked for (sensor noise otherwise lifts the threshold above a faint line's response)."""
+    mask_open_px: int = 1
+    """px: when too few squares show, the 'may be a square' mask is opened by a box of
+    2n+1 and looked at again: a grid line broken for a pixel or two no longer joins the
+    squares either side of it."""
     valley_noise_factor: float = 2.0
     """...unless noise is high: the threshold is at least this many times the response
     of the 75th-percentile pixel (flat areas, where only noise responds)."""
@@ -61,6 +68,10 @@ class BoardConfig:
     1.05 for an ellipse, lower for hollow or ragged blobs (a tile's numeral is a hole)."""
     max_elongation: float = 4.0
     """Ratio of the blob's principal variances: a square foreshortened at 45 deg gives 2."""
+    split_elongation: tuple[float, float] = (2.5, 9.0)
+    """When squares are taken apart (a second look, with the mask opened), a compact blob
+    this elongated (ratio of principal variances: 4 for two squares run together across a
+    broken line, 2..8 seen at 45 deg) is also taken as two halves."""
 
     # -- the lattice of cells
     neighbour_pitch: tuple[float, float] = (0.6, 2.6)
@@ -128,18 +139,42 @@ class BoardConfig:
     """The profile's picture of the border tells which side is up when its correlation
     under the best quarter turn beats the runner-up by this much (the real Mathable photos:
     ~0.85; a rendered look-alike with other border art: 0.2)."""
-    ink_margin: float = 0.2
-    """The centre numbers tell it when the "1" has this share less ink than the next
-    lightest (at 0.15, 4 of 79 renders were sure and wrong; at 0.2 none)."""
+    numeral_margin: float = 0.5
+    """The printed centre numbers tell it when the best turn's mean log-probability of
+    showing them upright beats the next by this (on 120 renders the right turn won by
+    >= 0.43, 1.6 at the 5th percentile; the 180 deg turn is the usual runner-up)."""
+    numeral_px_per_cell: int = 32
+    """px per cell of the top-down view the centre numbers are read in."""
+    numeral_inset: float = 0.125
+    """cells: the edge of a centre square left out (its neighbours' edges, gaps)."""
+    numeral_temperature: float = 0.05
+    """Correlation units per unit of log-probability when a numeral's match with its
+    own number is weighed against the others and the turned ones."""
     good_residual_cells: float = 0.03
     """cells: an RMS line-fit residual this small gives quality ~1; 3x it gives ~0.5."""
     sure_quality: float = 0.6
     sure_support: float = 0.5
-    """A grid this good (quality, share of line segments seen) ends the search."""
+    """A grid this good (quality, share of line segments seen) ends the search; a board
+    found from a single marker needs at least this share of its lines seen."""
+    agree_cells: float = 0.1
+    """cells: two looks (copies, masks) whose grids' corners agree this closely end the
+    search even when neither is sure (a residual raised by tall tiles stays raised)."""
     min_quality: float = 0.15
     """Below this a grid-like find is no board (BoardNotFound), not a guess."""
 
     # -- markers (print-and-play)
+    marker_min_contrast: float = 25.0
+    """Grey levels between a marker's quiet zone and its black frame below which a corner
+    of the margin is not read as a marker."""
+    marker_bits_match: float = 0.6
+    """Mean agreement (-1..1) of a corner's 16 bits with a marker's, at least, to read it
+    as that marker (a blurred 2 px module still gives ~0.8; another marker ~0)."""
+    marker_bits_margin: float = 0.25
+    """...and this much better than any other marker or turn."""
+    min_unchecked_markers: int = 3
+    """With no grid line to check them, fewer markers than this are no board: the
+    homography from two markers extrapolates their corners' pixel errors across the board
+    (two opposite ones on a blurred 12 MP render: 1.4 cells off)."""
     marker_min_perimeter: float = 0.02
     """Marker perimeter over the image's long side: smaller candidates are ignored."""
 
