@@ -272,6 +272,14 @@ class SetGlyphs:
         return cls(name, cls._embed(model, features).astype(np.float32),
                    np.asarray(labels, np.int64))
 
+    def likeness(self, model: GlyphModel, features: np.ndarray) -> float:
+        """How much these glyphs (N, D) look like the set's: the median over them of the
+        cosine similarity to their nearest prototype (the set's own tiles ~0.97, another
+        face ~0.3-0.6). A board whose profile matched by colour may carry other tiles."""
+        if len(features) == 0:
+            return 0.0
+        return float(np.median((self._embed(model, features) @ self.features.T).max(axis=1)))
+
     def adapt(self, model: GlyphModel, features: np.ndarray, probs: np.ndarray,
               classes: slice | None = None) -> np.ndarray:
         """Combine (N, K) model probabilities over ``classes`` with the prototype vote."""

@@ -121,6 +121,8 @@ class TilesConfig:
     conf_blank: float = 0.7             # a blank / joker (no ink to confirm it)
 
     set_min_agreement: float = 0.8      # a tile-set photo: share read as the order says
+    own_glyphs_likeness: float = 0.85   # a set's learned glyphs sharpen the reading when the
+                                        # board's glyphs look this much like them
 
     unsure_below: float = 0.9           # cells below this confidence go to Tesseract
     use_tesseract: bool = True
@@ -812,8 +814,9 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     classes = digits.DIGIT_CLASSES if mixmath else None
     probs = model.predict_proba(feats, classes)
     own = digits.load_set_glyphs(_profile_name(profile))
-    if own is not None:      # the set's own font, learned from its calibration photo
-        probs = own.adapt(model, feats, probs, classes)
+    if own is not None and own.likeness(model, feats) >= cfg.own_glyphs_likeness:
+        probs = own.adapt(model, feats, probs, classes)   # the set's own font, learned
+                                                          # from its calibration photo
     clock("cells.classify")
     k = 0
     reads = []
