@@ -115,6 +115,7 @@ class TilesConfig:
     square_sep: float = 14.0            # a tile's face differs this much from the square
     square_sep_alone: float = 30.0      # ... when the tiles' own colour is not known
     unlike_tile: float = 24.0           # a face this far from the tiles' is surely no tile
+    group_tol: float = 10.0             # empty squares of a colour lie this close together
     blank_match: float = 12.0           # an ink-less face this near the tiles' ...
     blank_square_sep: float = 28.0      # ... and this far from its square's is a blank
     conf_rejected_candidate: float = 0.8  # an empty cell that had tile-like ink
@@ -661,8 +662,8 @@ def board_colours(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
     group of squares that look alike (``groups``,
     :func:`square_groups_of`). Plain squares carry no print, so those showing no ink are
     empty. On a special square ink does not tell — its own label may be dark (a "2x" on a
-    yellow square) — colour does: the squares of the group unlike a tile are the empty
-    ones (their median face: a hand over a few of them is outvoted).
+    yellow square) — colour does: the squares of the group least like a tile are the
+    empty ones (their median face: a hand over a few of them is outvoted).
     A group whose every square looks like a tile takes the colour of those of its squares
     that show no ink, else of its kind's other groups, else stays unknown."""
     cfg = config or TilesConfig()
@@ -681,9 +682,12 @@ def board_colours(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
     def empty_colour(sel: np.ndarray, plain: bool):
         bare = sel & ~cand          # showing no ink
         if tile is not None and not plain:
-            unlike = sel & (d_tile >= cfg.unlike_tile)
-            if unlike.any():        # (a hand over a few of them is outvoted)
-                return np.median(face[unlike], axis=0)
+            # the squares farthest from the tiles' colour (at least square_sep away), and
+            # all of them once surely unlike a tile: a hand over a few is outvoted
+            far = np.max(d_tile[sel])
+            if far >= cfg.square_sep:
+                near = max(cfg.square_sep, min(cfg.unlike_tile, far - cfg.group_tol))
+                return np.median(face[sel & (d_tile >= near)], axis=0)
         elif not bare.any() and not plain:
             bare = sel
         # plain squares carry no print: those showing no ink are empty; so are squares of
@@ -842,7 +846,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
         read_well[cg.cell] = conf[cg.cell] >= cfg.explained_conf
     off_square = ~is_tile & ~_square_colour(stats, colours, cfg)
     explained = (~is_tile & ~off_square) | read_well | blank
-    skin_like = _skin_like_squares(stats, ~is_tile & ~off_square, groups, cfg)
+    skin_like = _skin_like(stats, ~is_tile & ~off_square, groups, read_well, cfg)
     occluded = occlusion(stats, explained, off_square, skin_like, cfg)
     for r, c in zip(*np.nonzero(occluded)):
         cells[r][c] = None
@@ -1003,15 +1007,19 @@ def _settle_with_tesseract(unsure, cells, conf, p, mixmath, cfg) -> None:
 
 # ------------------------------------------------------------------------ occlusion
 
-def _skin_like_squares(stats: CellStats, empty: np.ndarray, groups: np.ndarray,
-                       cfg: TilesConfig) -> np.ndarray:
-    """(rows, cols) bool: cells whose kind of square is itself skin-coloured when empty (a
-    pink or tan board): there skin says nothing of a hand."""
-    out = np.zeros(groups.shape, bool)
+def _skin_like(stats: CellStats, empty: np.ndarray, groups: np.ndarray, tiles: np.ndarray,
+               cfg: TilesConfig) -> np.ndarray:
+    """(rows, cols) bool: cells where skin colour says nothing of a hand — empty squares
+    of a kind that is itself skin-coloured (a pink or tan board), and tiles when the
+    tiles are (pale wood under warm light). ``empty``, ``tiles``: cells seen to be so."""
+    def skin_coloured(sel):
+        seen = stats.skin_frac[sel]
+        return len(seen) > 0 and float(np.median(seen)) >= cfg.skin_min_frac
+
+    out = tiles & skin_coloured(tiles)
     for group in np.unique(groups):
         sel = groups == group
-        seen = stats.skin_frac[sel & empty]
-        out[sel] = len(seen) > 0 and float(np.median(seen)) >= cfg.skin_min_frac
+        out[sel & empty] = skin_coloured(sel & empty)
     return out
 
 
@@ -1031,11 +1039,12 @@ def occlusion(stats: CellStats, explained: np.ndarray, off_square: np.ndarray,
 
     ``explained``: cells the board or a tile accounts for (an empty square of its usual
     colour, a tile read with some confidence, a blank). The others are suspect, and a blob
-    of them is a hand when it holds a skin-coloured cell (not where the square itself is
-    skin-coloured, ``skin_like``) and ``occluder_min_cells`` cells, or
-    ``occluder_foreign_cells`` cells ``off_square`` (neither a tile nor its square's
-    colour: a sleeve, a glove, a dark hand) — hard-to-read tiles alone are no hand.
-    Hidden are the blob and its partly covered fringe (a finger over part of a tile)."""
+    of them is a hand when it holds a skin-coloured cell (not where skin colour is what
+    the square or tile looks like anyway, ``skin_like``) and ``occluder_min_cells``
+    cells, or ``occluder_foreign_cells`` cells ``off_square`` (neither a tile nor its
+    square's colour: a sleeve, a glove, a dark hand) — hard-to-read tiles alone are no
+    hand. Hidden are the blob and its partly covered fringe (a finger over part of a
+    tile: some skin colour where there should be none)."""
     cfg = config or TilesConfig()
     suspect = ~explained
     skin = (stats.skin_frac >= cfg.skin_min_frac) & suspect
@@ -1051,6 +1060,8 @@ def occlusion(stats: CellStats, explained: np.ndarray, off_square: np.ndarray,
            or n_off[i] >= cfg.occluder_foreign_cells]
     hidden = np.isin(labels, big)
     edge = stats.skin_frac >= cfg.skin_edge_frac
+    if skin_like is not None:
+        edge &= ~skin_like | suspect
     for _ in range(cfg.occluder_grow):
         grown = cv2.dilate(hidden.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         hidden = hidden | (grown & edge)
