@@ -88,11 +88,27 @@ def read_board(image_bgr: np.ndarray, game: str, *, profile: Any = None,
     t2 = time.perf_counter()
     stage_ms["rectify"] = (t2 - t1) * 1000
     g = location.geometry
-    cells, conf, occluded = tiles.read_cells(
-        grid, game, profile=_profile_object(profile, location), config=_tiles_config(config),
-        shape=(g.rows, g.cols), timings=stage_ms)
+    tiles_cfg = _tiles_config(config) or tiles.TilesConfig()
+    kw = dict(profile=_profile_object(profile, location), config=tiles_cfg,
+              shape=(g.rows, g.cols), timings=stage_ms, tesseract=False)
+    read = tiles.read_grid(grid, game, **kw)
     t3 = time.perf_counter()
-    stage_ms["cells"] = (t3 - t2) * 1000
-    return BoardReading(game, g.rows, g.cols, cells, conf, location.corners,
+    if not location.orientation_certain:
+        # the board's own features left its turn open: the tiles lie upright on it
+        turns = (0, 1, 2, 3) if g.rows == g.cols else (0, 2)
+        turn = turns[int(np.argmax(tiles.upright_scores(grid, game, read, turns, tiles_cfg)))]
+        if turn:
+            location = location.rotated(turn)
+            grid = np.ascontiguousarray(np.rot90(grid, turn))
+            read = tiles.read_grid(grid, game, **kw)
+        stage_ms["orient"] = (time.perf_counter() - t3) * 1000
+    if tiles_cfg.use_tesseract:
+        t4 = time.perf_counter()
+        tiles.settle_unsure(grid, read, game, tiles_cfg)
+        stage_ms["cells.tesseract"] = (time.perf_counter() - t4) * 1000
+    t5 = time.perf_counter()
+    stage_ms["cells"] = (t5 - t2) * 1000
+    occluded = [(int(r), int(c)) for r, c in np.argwhere(read.occluded)]
+    return BoardReading(game, g.rows, g.cols, read.cells, read.confidence, location.corners,
                         occluded=occluded, grid_corners=location.grid_corners,
-                        ms=(t3 - t0) * 1000, stage_ms=stage_ms)
+                        ms=(t5 - t0) * 1000, stage_ms=stage_ms)

@@ -34,7 +34,7 @@ Cell values: Mixmath an int 0..99, Calculissimo ``"0".."9" "+" "-" "x" "/"`` or 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import Any
 
@@ -122,6 +122,7 @@ class TilesConfig:
     conf_blank: float = 0.7             # a blank / joker (no ink to confirm it)
 
     set_min_agreement: float = 0.8      # a tile-set photo: share read as the order says
+    upright_cells: int = 24             # tiles read under each turn to settle orientation
     own_glyphs_likeness: float = 0.85   # a set's learned glyphs sharpen the reading when the
                                         # board's glyphs look this much like them
 
@@ -160,6 +161,11 @@ class CellStats:
     @property
     def contrast(self) -> np.ndarray:
         return self.face_grey - self.dark
+
+    def rotated(self, k: int) -> CellStats:
+        """The same statistics for the grid turned by ``np.rot90(grid, k)``."""
+        return CellStats(*(np.ascontiguousarray(np.rot90(getattr(self, f.name), k))
+                           for f in fields(self)))
 
     @cached_property
     def face_lab(self) -> np.ndarray:
@@ -749,6 +755,8 @@ class GridRead:
     is_tile: np.ndarray      # bool: ... and a tile by colour (not a square's own print)
     blank: np.ndarray        # bool: a tile with no ink (a joker, a blank)
     explained: np.ndarray    # bool: an empty square or a tile read with some confidence
+    reads: list = field(default_factory=list)  # (CellGlyphs, {value: probability}) of
+                                               # every tile read by the classifier
 
 
 def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
@@ -770,7 +778,7 @@ def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
 
 def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
               config: TilesConfig | None = None, shape: tuple[int, int] | None = None,
-              timings: dict | None = None) -> GridRead:
+              timings: dict | None = None, tesseract: bool | None = None) -> GridRead:
     """Read every cell of a rectified Mixmath or Calculissimo grid.
 
     Parameters
@@ -781,6 +789,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     profile : TileLook, BoardProfile, dict of Lab colours, or None
     shape : (rows, cols), default the game's board
     timings : dict, filled with the ms of each step when given
+    tesseract : ask Tesseract about unsure cells (:func:`settle_unsure`); default
+        ``config.use_tesseract``
 
     Returns
     -------
@@ -853,13 +863,28 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
         conf[r, c] = 0.0
     clock("cells.occlusion")
 
-    unsure = [(cg, scores) for cg, scores in reads
+    read = GridRead(cells, conf, occluded, stats, colours, cand, is_tile, blank, explained,
+                    reads)
+    if cfg.use_tesseract if tesseract is None else tesseract:
+        settle_unsure(grid_bgr, read, game, cfg)
+        clock("cells.tesseract")
+    return read
+
+
+def settle_unsure(grid_bgr: np.ndarray, read: GridRead, game: str,
+                  config: TilesConfig | None = None) -> None:
+    """Ask Tesseract — one batched call — about the numbers read with a confidence below
+    ``unsure_below`` (not hidden ones; tokens only when read as a digit: Tesseract has no
+    x or ÷), and update ``read`` with what it says (:func:`_settle_with_tesseract`)."""
+    cfg = config or TilesConfig()
+    cells, conf = read.cells, read.confidence
+    mixmath = game == "mixmath"
+    unsure = [(cg, scores) for cg, scores in read.reads
               if 0 < conf[cg.cell] < cfg.unsure_below
               and (mixmath or str(cells[cg.cell[0]][cg.cell[1]]).isdigit())]
-    if unsure and cfg.use_tesseract:
-        _settle_with_tesseract(unsure, cells, conf, grid_bgr.shape[0] // rows, mixmath, cfg)
-        clock("cells.tesseract")
-    return GridRead(cells, conf, occluded, stats, colours, cand, is_tile, blank, explained)
+    if unsure:
+        _settle_with_tesseract(unsure, cells, conf, grid_bgr.shape[0] // len(cells), mixmath,
+                               cfg)
 
 
 class _Clock:
@@ -914,6 +939,50 @@ def decode_token(probs: np.ndarray, seg_ok: bool = True):
     scores = {digits.CLASSES[i]: float(row[i]) for i in range(len(row))}
     value = max(scores, key=scores.get)
     return value, scores[value] * (1.0 if seg_ok and len(probs) == 1 else 0.5), scores
+
+
+def upright_scores(grid_bgr: np.ndarray, game: str, read: GridRead,
+                   turns: tuple[int, ...] = (0, 1, 2, 3),
+                   config: TilesConfig | None = None) -> np.ndarray:
+    """How well the tiles read under each quarter turn of the grid (``np.rot90(grid, k)``
+    for k in ``turns``): the mean log-probability of the best valid reading of up to
+    ``upright_cells`` of the clearest tiles. Tiles lie upright on the board, so the turn
+    they read best under is the board's; it settles a board whose own features are
+    symmetric (Calculissimo's layout). Returns (len(turns),) floats, higher is better.
+
+    The tiles, turned each way, are read as one small mosaic (one pass for all turns)."""
+    cfg = config or TilesConfig()
+    rows, cols = read.is_tile.shape
+    p = grid_bgr.shape[0] // rows
+    sel = read.is_tile & ~read.occluded & ~read.blank
+    if sel.sum() > cfg.upright_cells:
+        contrast = np.where(sel, read.stats.contrast, -np.inf)
+        sel = contrast >= np.sort(contrast, axis=None)[-cfg.upright_cells]
+    patches = [grid_bgr[r * p:(r + 1) * p, c * p:(c + 1) * p] for r, c in np.argwhere(sel)]
+    if not patches:
+        return np.zeros(len(turns))
+    n = len(patches)
+    turned = [np.rot90(patch, k) for k in turns for patch in patches]
+    side = math.ceil(math.sqrt(len(turned)))
+    blank = np.zeros_like(patches[0])
+    mosaic = np.vstack([np.hstack([turned[i] if i < len(turned) else blank
+                                   for i in range(r * side, (r + 1) * side)])
+                        for r in range(side)])
+    used = (np.arange(side * side) < len(turned)).reshape(side, side)
+    mixmath = game == "mixmath"
+    found = ink_glyphs(mosaic, side, side, cell_stats(mosaic, side, side, cfg), used,
+                       split_pairs=mixmath, config=cfg)
+    glyphs = [gl for cg in found for gl in cg.glyphs]
+    feats = digits.glyph_features([gl.image for gl in glyphs], [gl.box[3] / p for gl in glyphs])
+    probs = digits.load_model().predict_proba(feats, digits.DIGIT_CLASSES if mixmath else None)
+    logq = np.zeros(len(turned))
+    i = 0
+    for cg in found:
+        pr = probs[i:i + len(cg.glyphs)]
+        i += len(cg.glyphs)
+        q = (decode_mixmath(pr, cg.seg_ok) if mixmath else decode_token(pr, cg.seg_ok))[1]
+        logq[cg.cell[0] * side + cg.cell[1]] = math.log(q + 1e-3)
+    return logq.reshape(len(turns), n).mean(axis=1)
 
 
 # ------------------------------------------------------------------------ Tesseract
