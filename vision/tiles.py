@@ -87,6 +87,10 @@ class TilesConfig:
     ink_grow_level: float = 0.3         # ... and grows into pixels darker than this level
                                         # (hysteresis: faint strokes stay joined)
 
+    face_tol: float = 10.0              # grey levels of a tile's face about its median ...
+    face_tol_contrast: float = 0.3      # ... or this share of its ink contrast
+    face_span_density: float = 0.35     # a row/column of a cell this much face is the tile's
+    face_inset: float = 0.04            # ink lies this far inside the face's span (its rim)
     speck_area: float = 0.0025          # components smaller than this * p^2 are noise
     glyph_min_h: float = 0.14           # a glyph is at least this tall ...
     glyph_max_h: float = 0.80           # ... at most this tall
@@ -374,9 +378,8 @@ def ink_glyphs(grid_bgr: np.ndarray, rows: int, cols: int, stats: CellStats,
     cfg = config or TilesConfig()
     p = grid_bgr.shape[0] // rows
     grey = stats.grey
-    zone = np.zeros(p, bool)
-    zone[_centre(p, cfg.zone_frac)] = True
-    keep = _per_pixel(cells, p) & np.tile(zone, rows)[:, None] & np.tile(zone, cols)[None, :]
+    inside, boxes = _tile_faces(stats, rows, cols, p, cfg)
+    keep = _per_pixel(cells, p) & inside
     grow = grey < _per_pixel((stats.face_grey - cfg.ink_grow_level * stats.contrast)
                              .astype(np.float32), p)
     mask = (grow & keep).astype(np.uint8)
@@ -397,6 +400,7 @@ def ink_glyphs(grid_bgr: np.ndarray, rows: int, cols: int, stats: CellStats,
         r, c = int(r), int(c)
         cg = CellGlyphs((r, c))
         groups, ok = _group_components(st, by_cell.get((r, c), []), p, (c * p, r * p),
+                                       boxes[r, c],
                                        split_pairs, cfg)
         face, contrast = face_grey[r][c], max(contrasts[r][c], 1.0)
         for members, split in groups:
@@ -410,16 +414,47 @@ def ink_glyphs(grid_bgr: np.ndarray, rows: int, cols: int, stats: CellStats,
     return out
 
 
+def _tile_faces(stats: CellStats, rows: int, cols: int, p: int, cfg: TilesConfig
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Where ink may lie: inside each cell's ink zone and within the rows and columns its
+    face spans (a tile on a darker square: the square showing round the tile is no ink,
+    however dark). Returns the (rows*p, cols*p) bool mask and (rows, cols, 4) int boxes
+    (x0, y0, x1, y1: first and one past the last column and row, in the cell)."""
+    tol = np.maximum(cfg.face_tol, cfg.face_tol_contrast * stats.contrast)
+    like = np.abs(stats.grey.astype(np.float32) - _per_pixel(stats.face_grey, p)) \
+        <= _per_pixel(tol.astype(np.float32), p)
+    cells = _cells_view(like, rows, cols)                         # (rows, cols, p, p)
+    zone = np.zeros(p, bool)
+    zone[_centre(p, cfg.zone_frac)] = True
+    z = _centre(p, cfg.zone_frac)
+    spans, ends = [], []
+    for density in (cells.mean(axis=2), cells.mean(axis=3)):      # per column, per row
+        on = (density >= cfg.face_span_density) & zone
+        first = np.where(on.any(axis=2), on.argmax(axis=2), z.start)
+        last = np.where(on.any(axis=2), p - on[..., ::-1].argmax(axis=2), z.stop)
+        inset = int(round(cfg.face_inset * p))       # the tile's rim and its blur
+        first = np.maximum(first + inset, z.start)
+        last = np.minimum(last - inset, z.stop)
+        idx = np.arange(p)
+        spans.append((idx >= first[..., None]) & (idx < last[..., None]))
+        ends.append((first, last))
+    inside = spans[1][..., :, None] & spans[0][..., None, :]      # (rows, cols, p, p)
+    (x0, x1), (y0, y1) = ends
+    return (inside.transpose(0, 2, 1, 3).reshape(rows * p, cols * p),
+            np.stack([x0, y0, x1, y1], axis=-1))
+
+
 def _group_components(st: np.ndarray, comps: list[int], p: int, origin: tuple[int, int],
-                      split_pairs: bool, cfg: TilesConfig):
-    """Filter one cell's components and group them into glyphs, left to right.
+                      box: np.ndarray, split_pairs: bool, cfg: TilesConfig):
+    """Filter one cell's components and group them into glyphs, left to right. ``box``:
+    (x0, y0, x1, y1) of the cell where ink may lie (:func:`_tile_faces`); a component
+    reaching its sides is the square or the tile's rim, not a glyph.
 
     Returns ([(member labels, split in two?)], found a glyph at all)."""
     ox, oy = origin
     band = cfg.edge_band * p
     thin = max(2.0, cfg.line_thin * p)
-    z0 = _centre(p, cfg.zone_frac).start
-    z1 = p - z0
+    bx0, by0, bx1, by1 = (int(v) for v in box)
     keep = []
     for i in comps:
         x, y, w, h, area = (int(v) for v in st[i])
@@ -432,7 +467,7 @@ def _group_components(st: np.ndarray, comps: list[int], p: int, origin: tuple[in
         elongated = max(w, h) >= cfg.edge_elongated * min(w, h)
         if in_band and (min(w, h) <= thin or elongated):
             continue  # a piece of grid line, gap, tile rim or the seam between two tiles
-        sides = (x <= z0) + (y <= z0) + (x + w >= z1) + (y + h >= z1)
+        sides = (x <= bx0) + (y <= by0) + (x + w >= bx1) + (y + h >= by1)
         cx, cy = x + w / 2, y + h / 2
         centre_in_band = min(cx, cy, p - cx, p - cy) < band
         if sides >= 2 or (sides == 1 and (elongated or centre_in_band)):
