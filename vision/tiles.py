@@ -432,9 +432,9 @@ def _tile_faces(stats: CellStats, rows: int, cols: int, p: int, cfg: TilesConfig
         on = (density >= cfg.face_span_density) & zone
         first = np.where(on.any(axis=2), on.argmax(axis=2), z.start)
         last = np.where(on.any(axis=2), p - on[..., ::-1].argmax(axis=2), z.stop)
-        inset = int(round(cfg.face_inset * p))       # the tile's rim and its blur
-        first = np.maximum(first + inset, z.start)
-        last = np.minimum(last - inset, z.stop)
+        inset = int(round(cfg.face_inset * p))       # a face edge inside the zone: the
+        first = np.where(first > z.start, first + inset, z.start)  # tile's rim and its blur
+        last = np.where(last < z.stop, last - inset, z.stop)
         idx = np.arange(p)
         spans.append((idx >= first[..., None]) & (idx < last[..., None]))
         ends.append((first, last))
