@@ -42,6 +42,7 @@ import cv2
 import numpy as np
 
 from . import digits
+from .blanks import BlanksConfig, find_blanks
 
 GAMES = ("mixmath", "calculissimo")
 """The games whose cells hold numbered tiles or tokens."""
@@ -120,8 +121,7 @@ class TilesConfig:
     square_sep_alone: float = 30.0      # ... when the tiles' own colour is not known
     unlike_tile: float = 24.0           # a face this far from the tiles' is surely no tile
     group_tol: float = 10.0             # empty squares of a colour lie this close together
-    blank_match: float = 12.0           # an ink-less face this near the tiles' ...
-    blank_square_sep: float = 28.0      # ... and this far from its square's is a blank
+    blanks: BlanksConfig = BlanksConfig()   # tiles with no ink (vision.blanks)
     conf_rejected_candidate: float = 0.8  # an empty cell that had tile-like ink
     conf_blank: float = 0.7             # a blank / joker (no ink to confirm it)
 
@@ -750,16 +750,14 @@ def board_colours(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
     return Squares(tile, expected, d_square, d_tile, calibrated)
 
 
-def tiles_on_squares(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
-                     colours: Squares, config: TilesConfig | None = None):
-    """Which candidate cells are tiles, and which ink-less cells are blank tiles.
+def tiles_on_squares(cand: np.ndarray, kinds: np.ndarray, colours: Squares,
+                     config: TilesConfig | None = None) -> np.ndarray:
+    """(rows, cols) bool: which candidate cells are tiles.
 
     Ink on a plain square is a tile. On a special square (2x, 3x, a sign, the printed
     centre numbers) a candidate is a tile only when its face differs from that kind's
     empty colour and lies nearer the tiles' colour (when that is unknown: differs by
-    ``square_sep_alone``). A blank / joker: no ink, the tiles' colour, far from the
-    square's — only with a calibrated tile colour (a profile): glare on an empty square
-    looks too much like a blank otherwise. Returns (is_tile, blank), (rows, cols) bool."""
+    ``square_sep_alone``)."""
     cfg = config or TilesConfig()
     d_sq, d_tile = colours.d_square, colours.d_tile
     plain = kinds == "plain"
@@ -768,12 +766,7 @@ def tiles_on_squares(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
         special = cand & (d_sq > cfg.square_sep) & (d_tile < d_sq)
     else:
         special = cand & (d_sq > cfg.square_sep_alone)
-    is_tile = (cand & plain) | (~plain & (special | (cand & unknown_square)))
-    blank = np.zeros_like(cand)
-    if colours.tile is not None and colours.tile_calibrated:
-        blank = (~cand & (d_sq > cfg.blank_square_sep) & (d_tile < cfg.blank_match)
-                 & (stats.contrast < cfg.ink_min_contrast))
-    return is_tile, blank
+    return (cand & plain) | (~plain & (special | (cand & unknown_square)))
 
 
 @dataclass
@@ -846,7 +839,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     stats = evened(stats, (kinds == "plain") & ~cand, cfg)
     groups = square_groups_of(game, rows, cols)
     colours = board_colours(stats, cand, kinds, tile_look(profile), cfg, groups=groups)
-    is_tile, blank = tiles_on_squares(stats, cand, kinds, colours, cfg)
+    is_tile = tiles_on_squares(cand, kinds, colours, cfg)
+    blank = find_blanks(grid_bgr, stats, colours, kinds, groups, cand, cfg.blanks)
     clock("cells.stats")
 
     cells: list[list[Any]] = [[None] * cols for _ in range(rows)]
