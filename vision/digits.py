@@ -12,13 +12,24 @@ scaled into a ``GLYPH_PX`` square keeping its aspect ratio, then
 
 Model (:class:`GlyphModel`): a small numpy MLP (one hidden layer; ``hidden=0`` gives a
 plain multinomial logistic regression) trained with Adam on glyphs cut — by the same code
-the reader uses, :func:`vision.tiles.ink_glyphs` — from synthetic tiles rendered with many
-fonts (:func:`synth_cell`: the TRAIN faces of :func:`calibration.fonts.font_split`, tile
-and ink colours, size, offset, rotation, stroke weight, perspective squeeze, resolution,
-blur, noise, JPEG). The trained weights ship in ``vision/models/glyphs.npz``; rebuild them
-(seeded, reproducible) with::
+the reader uses, :func:`vision.tiles.ink_glyphs` — from two kinds of TRAIN-font pictures:
 
-    python -m vision.digits --train          # ~ 10 minutes on one core
+- synthetic tiles (:func:`synth_cell`): the TRAIN faces of
+  :func:`calibration.fonts.font_split` and other cuts of their families
+  (:data:`EXTRA_TRAIN_FACES`), numerals with the font's own spacing or set apart, wider or
+  narrower, slanted, thinner or bolder, signs from the font or drawn, the joker star, the
+  6/9 underline or dot; tile, square and ink colours, offset, rotation; then a photo of
+  it (:class:`SynthConfig`: 24..120 px cells with more of the small end, foreshortening,
+  lens blur before exposure so bright light thins the strokes, white balance, a glare,
+  noise, JPEG);
+- whole rendered photos (:func:`render_glyphs`, :mod:`samples.render` with the train
+  faces; seeds far from the development and benchmark ones), cut from the grid the true
+  corners rectify.
+
+The trained weights ship in ``vision/models/glyphs.npz``; rebuild them (seeded,
+reproducible) with::
+
+    python -m vision.digits --train          # ~ 11 minutes on one core
     python -m vision.digits --eval           # accuracy on HELD-OUT fonts
 
 A physical set's own font is learned from its calibration photo of the tile set (laid out
@@ -323,28 +334,68 @@ def load_set_glyphs(name: str | None) -> SetGlyphs | None:
 
 # ---------------------------------------------------------------------------- synthesis
 
-MARKS = ("underline", "dot", None)
+EXTRA_TRAIN_FACES = (
+    "DejaVuSansCondensed.ttf", "DejaVuSansCondensed-Bold.ttf", "DejaVuSerifCondensed.ttf",
+    "DejaVuSerifCondensed-Bold.ttf", "LiberationSansNarrow-Regular.ttf",
+    "LiberationSansNarrow-Bold.ttf", "NimbusSansNarrow-Regular.otf", "NimbusSansNarrow-Bold.otf",
+    "texgyreheroscn-regular.otf", "texgyreheroscn-bold.otf", "OpenSans-Semibold.ttf",
+    "OpenSans-ExtraBold.ttf", "OpenSans-CondBold.ttf", "Cantarell-ExtraBold.otf")
+"""Other cuts (narrow, semibold, extra bold) of TRAIN families: more shapes to learn from,
+none of them a held-out face in disguise (the split is by family)."""
+
+
+def extra_train_faces() -> list[Path]:
+    """The installed :data:`EXTRA_TRAIN_FACES`."""
+    from calibration.fonts import FONT_DIRS
+    found = {p.name: p for root in FONT_DIRS if root.is_dir() for p in sorted(root.rglob("*"))
+             if p.name in EXTRA_TRAIN_FACES}
+    return [found[name] for name in EXTRA_TRAIN_FACES if name in found]
+
+
+MARKS = ("underline", "dot")
+"""The marks real sets put under / after 6 and 9 (and, in some sets, 18 and 81)."""
+MARKED = frozenset({"6", "9", "18", "81", "66", "69", "96", "99"})
+"""Texts a set may mark: those that read as another number turned upside down."""
+SIGN_GLYPHS = {"+": "+", "-": "\u2212", "x": "\u00d7", "/": "\u00f7"}
+"""The characters tokens print their signs with (+ − × ÷) when drawn from a font."""
 
 
 @dataclass(frozen=True)
 class SynthConfig:
-    """Ranges of the synthetic tiles the classifier trains and is evaluated on."""
+    """Ranges of the synthetic tiles the classifier trains and is evaluated on: at least
+    those of BOARDS.md and of the renders (samples.render, calibration.artwork), a little
+    wider where real sets vary more (spacing, weight, width of the face)."""
 
     px: int = 64                            # rectified cell side
     hires: int = 2                          # drawn at hires * px, then degraded
-    tile_frac: tuple[float, float] = (0.80, 0.95)
-    numeral_frac: tuple[float, float] = (0.36, 0.55)
+    tile_frac: tuple[float, float] = (0.78, 0.96)
+    numeral_frac: tuple[float, float] = (0.34, 0.58)  # height of a "0", of the tile
+    max_width: tuple[float, float] = (0.70, 0.88)  # a numeral is shrunk to fit this share
+    natural_p: float = 0.5                  # two digits set with the font's own spacing;
+    gap: tuple[float, float] = (-0.03, 0.22)  # ... else this far apart, of digit height
     offset: float = 0.10                    # of a cell, each axis
     rotation_deg: float = 10.0
-    gap: tuple[float, float] = (-0.03, 0.22)  # space between two digits, of digit height
-    stroke: tuple[int, int] = (-1, 3)       # hires px of erosion (<0) or extra stroke (>0)
-    source_px: tuple[float, float] = (24.0, 120.0)  # cell side in the photo
-    squeeze: tuple[float, float] = (0.6, 1.0)  # perspective foreshortening of one axis
-    blur: tuple[float, float] = (0.0, 1.5)  # Gaussian sigma in photo px
+    stretch: tuple[float, float] = (0.85, 1.15)  # width of the face (condensed .. extended)
+    slant: tuple[float, float] = (-0.08, 0.08)  # shear of the numerals, x per y
+    weight: tuple[int, int] = (-1, 3)       # hires px of erosion (<0) or extra stroke (>0)
+    font_sign_p: float = 0.6                # signs in the font's + − × ÷, else drawn shapes
+    sign_scale: tuple[float, float] = (0.9, 1.4)  # font signs: size of a digit's font, times
+    star_radius: tuple[float, float] = (0.15, 0.34)  # joker star, of the tile
+    mark_p: float = 0.7                     # MARKED texts carry an underline or dot this often
+    mark_any_p: float = 0.05                # ... other numbers too (a mark must never read)
+    source_px: tuple[float, float] = (24.0, 120.0)  # shorter cell side in the photo, log-uniform
+    small_p: float = 0.4                    # ... or, this often, uniform in
+    small_px: tuple[float, float] = (24.0, 40.0)   # (the hard end gets more examples)
+    squeeze: tuple[float, float] = (0.6, 1.0)  # foreshortening: the other side is longer
+    alias_p: float = 0.3                    # shrunk without area averaging (a warped texture)
+    blur: tuple[float, float] = (0.0, 1.6)  # Gaussian sigma in photo px (the lens: before light)
     noise: tuple[float, float] = (0.0, 6.0)  # sensor noise sigma, 8-bit levels
     jpeg: tuple[int, int] = (60, 95)
-    brightness: tuple[float, float] = (0.5, 1.5)
-    mark_p: float = 0.7                     # 6/9 carry an underline or dot this often
+    brightness: tuple[float, float] = (0.5, 1.5)  # log-uniform; bright light clips the face
+    cast: float = 0.18                      # white balance: per-channel gain spread
+    ramp: float = 0.2                       # light gradient across the cell
+    glare_p: float = 0.3                    # a specular glare this often ...
+    glare: tuple[float, float] = (0.15, 0.8)  # ... adding this share of white at its centre
 
 
 def _light_colour(rng, l_range=(0.72, 1.0), chroma=0.10):
@@ -356,6 +407,18 @@ def _light_colour(rng, l_range=(0.72, 1.0), chroma=0.10):
     rgb = base * (warm * (1 - c) + c * (0.5 + 0.5 * np.array(
         [np.cos(hue), np.cos(hue - 2.1), np.cos(hue + 2.1)])))
     return tuple(int(v) for v in np.clip(rgb * 255, 0, 255))
+
+
+def _ink_colour(rng):
+    """A dark RGB ink: near-black grey, or a dark navy, brown, green or red."""
+    if rng.random() < 0.6:
+        level = rng.integers(0, 70)
+        return tuple(int(np.clip(level + v, 0, 255)) for v in rng.integers(-12, 13, 3))
+    hue = rng.uniform(0, 2 * np.pi)
+    chroma = rng.uniform(15, 55)
+    level = rng.uniform(20, 60)
+    rgb = level + chroma * np.array([np.cos(hue), np.cos(hue - 2.1), np.cos(hue + 2.1)])
+    return tuple(int(v) for v in np.clip(rgb, 0, 255))
 
 
 def _square_colour(rng):
@@ -371,33 +434,33 @@ def _font(path: str, size: int):
     return ImageFont.truetype(path, size)
 
 
-def _draw_text(draw, text, font_path, digit_h, centre, gap, ink, stroke):
-    """Draw ``text`` (digits / a sign) centred at ``centre`` with ink height ``digit_h``.
+def _font_size(font_path: str, digit_h: float) -> int:
+    """The font size whose "0" is ``digit_h`` px of ink high."""
+    x0, y0, x1, y1 = _font(font_path, 200).getbbox("0")
+    return max(6, int(round(200 * digit_h / max(1, y1 - y0))))
 
-    Each character is placed by its own ink box so two digits sit ``gap`` (of the
-    digit height) apart, touching when the gap is negative."""
-    ref = _font(font_path, 200)
-    x0, y0, x1, y1 = ref.getbbox("0")
-    size = max(6, int(round(200 * digit_h / max(1, y1 - y0))))
-    font = _font(font_path, size)
-    boxes = [font.getbbox(ch) for ch in text]
-    widths = [b[2] - b[0] for b in boxes]
-    gap_px = gap * digit_h
-    total = sum(widths) + gap_px * (len(text) - 1)
-    x = centre[0] - total / 2
+
+def _draw_digits(draw, text, font_path, digit_h, centre, gap):
+    """Draw ``text`` near ``centre`` with a "0" ``digit_h`` high: with the font's own
+    spacing (``gap`` None) or each digit placed by its own box ``gap`` digit heights apart
+    (touching when negative). The caller centres the ink afterwards."""
+    font = _font(font_path, _font_size(font_path, digit_h))
     zero = font.getbbox("0")
     top = centre[1] - (zero[3] - zero[1]) / 2 - zero[1]
-    extents = []
+    if gap is None:
+        x0, _, x1, _ = font.getbbox(text)
+        draw.text((centre[0] - (x0 + x1) / 2, top), text, font=font, fill=255)
+        return
+    boxes = [font.getbbox(ch) for ch in text]
+    widths = [b[2] - b[0] for b in boxes]
+    x = centre[0] - (sum(widths) + gap * digit_h * (len(text) - 1)) / 2
     for ch, b, w in zip(text, boxes, widths):
-        draw.text((x - b[0], top), ch, font=font, fill=ink,
-                  stroke_width=max(0, stroke), stroke_fill=ink)
-        extents.append((x, top + b[1], x + w, top + b[3]))
-        x += w + gap_px
-    return extents
+        draw.text((x - b[0], top), ch, font=font, fill=255)
+        x += w + gap * digit_h
 
 
-def _draw_sign(draw, sign, centre, size, width, ink):
-    """+ - x / (÷) and the joker star, drawn as shapes (fonts disagree on them)."""
+def _draw_sign(draw, sign, centre, size, width):
+    """+ - x / (÷) drawn as shapes, ``size`` across and ``width`` thick."""
     cx, cy = centre
     h = size / 2
     if sign in "+x":
@@ -406,35 +469,92 @@ def _draw_sign(draw, sign, centre, size, width, ink):
             a = h * 0.8
             pts = [((cx - a, cy - a), (cx + a, cy + a)), ((cx - a, cy + a), (cx + a, cy - a))]
         for p in pts:
-            draw.line(p, fill=ink, width=width)
+            draw.line(p, fill=255, width=width)
     elif sign == "-":
-        draw.line(((cx - h, cy), (cx + h, cy)), fill=ink, width=width)
+        draw.line(((cx - h, cy), (cx + h, cy)), fill=255, width=width)
     elif sign == "/":
-        draw.line(((cx - h, cy), (cx + h, cy)), fill=ink, width=width)
+        draw.line(((cx - h, cy), (cx + h, cy)), fill=255, width=width)
         r = width * 0.8
         for dy in (-h * 0.65, h * 0.65):
-            draw.ellipse((cx - r, cy + dy - r, cx + r, cy + dy + r), fill=ink)
-    elif sign == "?":
-        pts = []
-        for k in range(10):
-            rad = h if k % 2 == 0 else h * 0.45
-            a = -np.pi / 2 + k * np.pi / 5
-            pts.append((cx + rad * np.cos(a), cy + rad * np.sin(a)))
-        draw.polygon(pts, fill=ink)
+            draw.ellipse((cx - r, cy + dy - r, cx + r, cy + dy + r), fill=255)
+
+
+def _star(centre, radius, inner, turn):
+    """The joker's five-pointed star: (10, 2) polygon points."""
+    k = np.arange(10)
+    r = np.where(k % 2 == 0, radius, radius * inner)
+    a = -np.pi / 2 + turn + k * np.pi / 5
+    return [(centre[0] + rr * np.cos(aa), centre[1] + rr * np.sin(aa)) for rr, aa in zip(r, a)]
+
+
+def _ink_mask(text, font_path, rng, cfg: SynthConfig, side, tf, mark):
+    """(side, side) float32 ink coverage 0..1 of a tile's print, centred on the canvas:
+    the numeral (or sign, or star) and its mark, in a tile of ``tf`` px."""
+    from PIL import Image, ImageDraw
+    img = Image.new("L", (side, side), 0)
+    d = ImageDraw.Draw(img)
+    c = side / 2
+    digit_h = rng.uniform(*cfg.numeral_frac) * tf
+    is_number = text.isdigit()
+    if is_number:
+        gap = None if len(text) == 1 or rng.random() < cfg.natural_p else rng.uniform(*cfg.gap)
+        _draw_digits(d, text, font_path, digit_h, (c, c), gap)
+    elif text == "?":
+        d.polygon(_star((c, c), rng.uniform(*cfg.star_radius) * tf, rng.uniform(0.38, 0.5),
+                        rng.uniform(-0.1, 0.1)), fill=255)
+    elif rng.random() < cfg.font_sign_p:
+        size = _font_size(font_path, digit_h) * rng.uniform(*cfg.sign_scale)
+        font = _font(font_path, max(6, int(size)))
+        x0, y0, x1, y1 = font.getbbox(SIGN_GLYPHS[text])
+        d.text((c - (x0 + x1) / 2, c - (y0 + y1) / 2), SIGN_GLYPHS[text], font=font, fill=255)
+    else:
+        size = digit_h * rng.uniform(0.7, 1.0)
+        _draw_sign(d, text, (c, c), size, max(2, int(size * rng.uniform(0.12, 0.22))))
+    mask = np.asarray(img, np.float32) / 255
+    # centre the ink, change the face's width and slant, and fit the tile's width
+    ys, xs = np.nonzero(mask > 0.5)
+    if len(xs) == 0:
+        return mask
+    cx, cy = (xs.min() + xs.max()) / 2, (ys.min() + ys.max()) / 2
+    sx = rng.uniform(*cfg.stretch) if text != "?" else 1.0
+    shear = rng.uniform(*cfg.slant) if is_number else 0.0
+    w, h = xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
+    width = sx * w + abs(shear) * h
+    fit = min(1.0, rng.uniform(*cfg.max_width) * tf / width) if is_number else 1.0
+    m = np.float32([[fit * sx, fit * shear, 0], [0, fit, 0]])
+    m[:, 2] = np.float32([c, c]) - m[:, :2] @ np.float32([cx, cy])
+    mask = cv2.warpAffine(mask, m, (side, side), flags=cv2.INTER_LINEAR)
+    weight = int(rng.integers(cfg.weight[0], cfg.weight[1] + 1))
+    if weight:
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * abs(weight) + 1,) * 2)
+        mask = (cv2.dilate if weight > 0 else cv2.erode)(mask, kernel)
+    if mark and is_number:
+        ys, xs = np.nonzero(mask > 0.5)
+        x0, x1, y1 = xs.min(), xs.max() + 1, ys.max() + 1
+        digit_h *= fit
+        t = digit_h * rng.uniform(0.08, 0.16)
+        if mark == "underline":
+            inset = rng.uniform(0, 0.12) * (x1 - x0)
+            y = y1 + digit_h * rng.uniform(0.08, 0.22)
+            cv2.rectangle(mask, (int(x0 + inset), int(y)), (int(x1 - inset), int(y + t)), 1.0,
+                          -1)
+        else:
+            x = x1 + digit_h * rng.uniform(0.06, 0.2) + t / 2
+            cv2.circle(mask, (int(x), int(y1 - t / 2)), max(1, int(t / 2)), 1.0, -1)
+    return mask
 
 
 def synth_cell(text: str, font_path: str, rng: np.random.Generator,
                cfg: SynthConfig = SynthConfig(), mark: str | None = None) -> np.ndarray:
     """A rectified cell (px, px, 3) BGR holding a tile with ``text`` on it, photographed.
 
-    ``text``: digits ("7", "42") or one sign of "+-x/?"; ``mark``: "underline" / "dot"
-    drawn under / after the number (the 6/9 mark; never a glyph)."""
+    ``text``: digits ("7", "42"), one sign of "+-x/" or the joker star "?"; ``mark``:
+    "underline" / "dot" drawn under / after the number (the 6/9 mark; never a glyph)."""
     from PIL import Image, ImageDraw
     px, hr = cfg.px, cfg.hires
     side = px * hr
     big = side * 3 // 2                  # canvas: the cell in the middle, room to rotate
-    square = _square_colour(rng)
-    bg = Image.new("RGB", (big, big), square)
+    bg = Image.new("RGB", (big, big), _square_colour(rng))
     d = ImageDraw.Draw(bg)
     line = tuple(int(v) for v in rng.integers(0, 120, 3))
     lw = int(rng.integers(0, int(0.08 * side) + 1))
@@ -450,80 +570,60 @@ def synth_cell(text: str, font_path: str, rng: np.random.Generator,
     c = big / 2
     face = _light_colour(rng)
     rim = tuple(int(v * rng.uniform(0.7, 0.95)) for v in face)
-    radius = rng.uniform(0, 0.12) * tf
+    radius = rng.uniform(0, 0.15) * tf
     t.rounded_rectangle((c - tf / 2, c - tf / 2, c + tf / 2, c + tf / 2), radius=radius,
                         fill=rim + (255,))
-    e = rng.uniform(0.0, 0.05) * tf
+    e = rng.uniform(0.0, 0.06) * tf
     t.rounded_rectangle((c - tf / 2 + e, c - tf / 2 + e, c + tf / 2 - e, c + tf / 2 - e),
                         radius=max(0, radius - e), fill=face + (255,))
-    ink_l = int(rng.integers(0, 70))
-    ink = tuple(int(np.clip(ink_l + v, 0, 255)) for v in rng.integers(-12, 13, 3)) + (255,)
-    digit_h = rng.uniform(*cfg.numeral_frac) * tf
-    stroke = int(rng.integers(cfg.stroke[0], cfg.stroke[1] + 1))
-    if text.isdigit():
-        gap = rng.uniform(*cfg.gap)
-        ext = _draw_text(t, text, font_path, digit_h, (c, c), gap, ink, stroke)
-        width = ext[-1][2] - ext[0][0]
-        if width > 0.88 * tf:            # too wide for the tile: draw smaller
-            tile = Image.new("RGBA", (big, big), (0, 0, 0, 0))
-            t = ImageDraw.Draw(tile)
-            t.rounded_rectangle((c - tf / 2, c - tf / 2, c + tf / 2, c + tf / 2),
-                                radius=radius, fill=rim + (255,))
-            t.rounded_rectangle((c - tf / 2 + e, c - tf / 2 + e, c + tf / 2 - e,
-                                 c + tf / 2 - e), radius=max(0, radius - e), fill=face + (255,))
-            digit_h *= 0.85 * tf / width
-            ext = _draw_text(t, text, font_path, digit_h, (c, c), gap, ink, stroke)
-        x0, y1, x1 = ext[0][0], max(b[3] for b in ext), ext[-1][2]
-        sw = max(2.0, digit_h * rng.uniform(0.06, 0.12))
-        if mark == "underline":
-            y = y1 + digit_h * rng.uniform(0.10, 0.22)
-            t.rectangle((x0 + 0.1 * (x1 - x0), y, x1 - 0.1 * (x1 - x0), y + sw), fill=ink)
-        elif mark == "dot":
-            r = sw * rng.uniform(0.6, 1.0)
-            x = x1 + digit_h * rng.uniform(0.08, 0.2)
-            t.ellipse((x - r, y1 - 2 * r, x + r, y1), fill=ink)
-    else:
-        size = digit_h * rng.uniform(0.7, 1.0)
-        width = max(2, int(size * rng.uniform(0.12, 0.22)))
-        _draw_sign(t, text, (c, c), size, width, ink)
-    arr = np.array(tile)
-    if stroke < 0:   # thinner strokes: erode the ink (dark) = dilate the face
-        rgb = cv2.dilate(arr[..., :3], np.ones((1 - 2 * stroke, 1 - 2 * stroke), np.uint8))
-        arr[..., :3] = np.where(arr[..., 3:] > 0, rgb, arr[..., :3])
+    arr = np.array(tile).astype(np.float32)
+    ink = _ink_mask(text, font_path, rng, cfg, big, tf, mark)[..., None]
+    arr[..., :3] = arr[..., :3] * (1 - ink) + np.float32(_ink_colour(rng)) * ink
     angle = rng.uniform(-cfg.rotation_deg, cfg.rotation_deg)
     dx, dy = rng.uniform(-cfg.offset, cfg.offset, 2) * side
     m = cv2.getRotationMatrix2D((c, c), angle, 1.0)
     m[:, 2] += (dx, dy)
     arr = cv2.warpAffine(arr, m, (big, big), flags=cv2.INTER_LINEAR)
     base = np.array(bg).astype(np.float32)
-    alpha = arr[..., 3:].astype(np.float32) / 255
+    alpha = arr[..., 3:] / 255
     shadow = rng.uniform(0, 0.4)
     if shadow > 0.05:
         sa = cv2.GaussianBlur(alpha, (0, 0), 0.03 * side)
         sa = np.roll(sa, (int(0.03 * side), int(0.03 * side)), axis=(0, 1))[..., None]
         base *= 1 - shadow * sa
-    img = base * (1 - alpha) + arr[..., :3].astype(np.float32) * alpha
+    img = base * (1 - alpha) + arr[..., :3] * alpha
     img = img[m0:m0 + side, m0:m0 + side]
     return _photograph(img[..., ::-1], rng, cfg)
 
 
-def _photograph(rgb_float_as_bgr: np.ndarray, rng, cfg: SynthConfig) -> np.ndarray:
-    """Light, resample to the photo's resolution (with foreshortening), blur, noise, JPEG,
-    and back to the rectified size: what rectify_grid gives for a cell of that photo."""
-    img = rgb_float_as_bgr
-    wb = rng.uniform(0.85, 1.15, 3)
-    img = img * wb * rng.uniform(*cfg.brightness)
-    h, w = img.shape[:2]
-    ramp = 1 + rng.uniform(-0.15, 0.15) * np.linspace(-1, 1, w)[None, :, None]
-    img = np.clip(img * ramp, 0, 255)
-    s = math.exp(rng.uniform(math.log(cfg.source_px[0]), math.log(cfg.source_px[1])))
-    k = rng.uniform(*cfg.squeeze)
-    sx, sy = (s * k, s) if rng.random() < 0.5 else (s, s * k)
-    small = cv2.resize(img.astype(np.float32), (max(4, round(sx)), max(4, round(sy))),
-                       interpolation=cv2.INTER_AREA)
+def _photograph(bgr: np.ndarray, rng, cfg: SynthConfig) -> np.ndarray:
+    """Resample a float BGR cell to the photo's resolution (with foreshortening), blur it
+    (the lens), light it (white balance, exposure that may clip, a gradient, a glare), add
+    noise and JPEG, and scale back to the rectified size: what rectify_grid gives for a
+    cell of that photo."""
+    if rng.random() < cfg.small_p:
+        s = rng.uniform(*cfg.small_px)
+    else:
+        s = math.exp(rng.uniform(math.log(cfg.source_px[0]), math.log(cfg.source_px[1])))
+    longer = s / rng.uniform(*cfg.squeeze)
+    sx, sy = (s, longer) if rng.random() < 0.5 else (longer, s)
+    interp = cv2.INTER_LINEAR if rng.random() < cfg.alias_p else cv2.INTER_AREA
+    small = cv2.resize(bgr.astype(np.float32), (round(sx), round(sy)), interpolation=interp)
     sigma = rng.uniform(*cfg.blur)
     if sigma > 0.2:
         small = cv2.GaussianBlur(small, (0, 0), sigma)
+    h, w = small.shape[:2]
+    gains = np.exp(rng.uniform(math.log(cfg.brightness[0]), math.log(cfg.brightness[1])))
+    gains = gains * (1 + rng.uniform(-cfg.cast, cfg.cast, 3))
+    a = rng.uniform(0, 2 * np.pi)
+    yy, xx = np.mgrid[-1:1:h * 1j, -1:1:w * 1j]
+    light = 1 + rng.uniform(0, cfg.ramp) * (xx * np.cos(a) + yy * np.sin(a)) / 1.42
+    small = small * gains * light[..., None]
+    if rng.random() < cfg.glare_p:
+        gx, gy = rng.uniform(-1, 1, 2)
+        r = rng.uniform(0.3, 1.5)
+        spot = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (r * r))
+        small = small + 255 * rng.uniform(*cfg.glare) * spot[..., None]
     small = small + rng.normal(0, rng.uniform(*cfg.noise), small.shape)
     small = np.clip(small, 0, 255).astype(np.uint8)
     q = int(rng.integers(cfg.jpeg[0], cfg.jpeg[1] + 1))
@@ -553,6 +653,28 @@ def random_text(rng: np.random.Generator, kind: str) -> str:
     return "+-x/?"[int(rng.integers(5))]
 
 
+def _keep_labelled(found, texts: dict, px: int, cand, feats, labels, records, images) -> None:
+    """Keep the glyphs of each cut tile whose glyph count matches its text (labelled by it).
+
+    ``found``: CellGlyphs of the tiles; ``texts``: (row, col) -> text; ``cand``: (rows, cols)
+    bool, the tile test's answer; records receive (text, glyph count, detected)."""
+    for cg in found:
+        text = texts[cg.cell]
+        glyphs = cg.glyphs
+        records.append((text, len(glyphs), bool(cand[cg.cell])))
+        if len(glyphs) == len(text):
+            feats.append(glyph_features([g.image for g in glyphs],
+                                        [g.box[3] / px for g in glyphs]))
+            if images is not None:
+                images += [(g.image, g.box[3] / px) for g in glyphs]
+            labels += [CLASSES.index(ch) for ch in text]
+
+
+def _dataset(feats, labels, records):
+    x = np.concatenate(feats) if feats else np.zeros((0, N_FEATURES), np.float32)
+    return x, np.array(labels, np.int64), records
+
+
 def synth_glyphs(fonts: list[str], n_cells: int, seed: int, cfg: SynthConfig = SynthConfig(),
                  grid: int = 8, images: list | None = None):
     """Render ``n_cells`` synthetic tiles, cut them with :func:`vision.tiles.ink_glyphs`, and
@@ -565,59 +687,100 @@ def synth_glyphs(fonts: list[str], n_cells: int, seed: int, cfg: SynthConfig = S
     per = grid * grid
     for start in range(0, n_cells, per):
         n = min(per, n_cells - start)
-        texts, imgs = [], []
+        texts, imgs = {}, []
         kind = "mixmath" if rng.random() < 0.7 else "token"
         for i in range(n):
             text = random_text(rng, kind)
-            mark = None
-            if any(ch in "69" for ch in text) and rng.random() < cfg.mark_p:
-                mark = MARKS[int(rng.integers(2))]
+            p_mark = cfg.mark_p if text in MARKED else cfg.mark_any_p
+            mark = MARKS[int(rng.integers(2))] if rng.random() < p_mark else None
             font = fonts[int(rng.integers(len(fonts)))]
             imgs.append(synth_cell(text, font, rng, cfg, mark))
-            texts.append(text)
+            texts[divmod(i, grid)] = text
         blank = np.zeros((cfg.px, cfg.px, 3), np.uint8) + 200
-        rows = []
-        for r in range(grid):
-            row = [imgs[r * grid + c] if r * grid + c < n else blank for c in range(grid)]
-            rows.append(np.hstack(row))
-        board = np.vstack(rows)
+        imgs += [blank] * (per - n)
+        board = np.vstack([np.hstack(imgs[r * grid:(r + 1) * grid]) for r in range(grid)])
         stats = tiles.cell_stats(board, grid, grid)
-        cand = tiles.tile_candidates(stats)
         want = np.zeros((grid, grid), bool)
         want.flat[:n] = True
-        for cg in tiles.ink_glyphs(board, grid, grid, stats, want,
-                                   split_pairs=kind == "mixmath"):
-            i = cg.cell[0] * grid + cg.cell[1]
-            text = texts[i]
-            glyphs = cg.glyphs
-            records.append((text, len(glyphs), bool(cand[cg.cell])))
-            if len(glyphs) == len(text):
-                feats.append(glyph_features([g.image for g in glyphs],
-                                            [g.box[3] / cfg.px for g in glyphs]))
-                if images is not None:
-                    images += [(g.image, g.box[3] / cfg.px) for g in glyphs]
-                labels += [CLASSES.index(ch) for ch in text]
-    x = np.concatenate(feats) if feats else np.zeros((0, N_FEATURES), np.float32)
-    return x, np.array(labels, np.int64), records
+        found = tiles.ink_glyphs(board, grid, grid, stats, want, split_pairs=kind == "mixmath")
+        _keep_labelled(found, texts, cfg.px, tiles.tile_candidates(stats), feats, labels,
+                       records, images)
+    return _dataset(feats, labels, records)
 
 
-def train(seed: int = 0, n_cells: int = 40000, hidden: int = 128, epochs: int = 30,
-          log=print) -> GlyphModel:
-    """Train the glyph model on the TRAIN fonts (seeded, reproducible)."""
+RENDER_TRAIN_SEED = 900_000
+"""Seed of the rendered training photos: far from the development (555_000) and
+benchmark seeds."""
+
+
+def rendered_tiles(n_photos: int, seed: int, fonts: str, px: int = 64):
+    """Tiles of whole rendered photos (:mod:`samples.render`, no hand): ``n_photos`` of each
+    game and tier, the full range of camera, light and (tier 2) set looks with numerals in
+    ``fonts`` faces; each photo rectified from its true grid corners and cut by
+    :func:`vision.tiles.ink_glyphs`. Yields (game, tier, CellGlyphs of the tiles,
+    {(row, col): text}, the tile test's (rows, cols) bool answer) per photo."""
+    from samples.render import photo_seed, sample_photo
+
+    from . import board, tiles
+    for salt, game in enumerate(tiles.GAMES):
+        for tier in (1, 2):
+            for i in range(n_photos):
+                image, truth, _ = sample_photo(game, tier, photo_seed(
+                    seed + 1000 * salt + 10 * tier, i), hand=False, fonts=fonts)
+                rows, cols = truth["rows"], truth["cols"]
+                to_grid = cv2.getPerspectiveTransform(
+                    np.float32(truth["grid_corners"]),
+                    np.float32([[0, 0], [cols, 0], [cols, rows], [0, rows]]))
+                loc = board.BoardLocation.from_grid_homography(game, to_grid)
+                grid = board.rectify_grid(image, loc, px)
+                texts = {(r, c): str(v) for r, row in enumerate(truth["cells"])
+                         for c, v in enumerate(row) if v is not None}
+                want = np.zeros((rows, cols), bool)
+                for cell in texts:
+                    want[cell] = True
+                stats = tiles.cell_stats(grid, rows, cols)
+                found = tiles.ink_glyphs(grid, rows, cols, stats, want,
+                                         split_pairs=game == "mixmath")
+                yield game, tier, found, texts, tiles.tile_candidates(stats)
+
+
+def render_glyphs(n_photos: int, seed: int = RENDER_TRAIN_SEED, fonts: str = "train",
+                  px: int = 64, images: list | None = None):
+    """The labelled glyphs of :func:`rendered_tiles`; returns what :func:`synth_glyphs`
+    does."""
+    feats, labels, records = [], [], []
+    for _, _, found, texts, cand in rendered_tiles(n_photos, seed, fonts, px):
+        _keep_labelled(found, texts, px, cand, feats, labels, records, images)
+    return _dataset(feats, labels, records)
+
+
+def train(seed: int = 0, n_cells: int = 60000, n_photos: int = 200, hidden: int = 256,
+          epochs: int = 30, log=print) -> GlyphModel:
+    """Train the glyph model on the TRAIN fonts (seeded, reproducible): ``n_cells``
+    synthetic tiles (:func:`synth_glyphs`, the train faces and other cuts of their families)
+    and ``n_photos`` rendered photos of each game and tier (:func:`render_glyphs`)."""
     from calibration.fonts import font_split
-    train_fonts, _ = font_split()
+    train_fonts = font_split()[0] + extra_train_faces()
     t0 = time.perf_counter()
-    x, y, _ = synth_glyphs([str(f) for f in train_fonts], n_cells, seed)
+    x1, y1, _ = synth_glyphs([str(f) for f in train_fonts], n_cells, seed)
     if log:
-        log(f"{len(y)} glyphs from {n_cells} tiles in {time.perf_counter() - t0:.0f} s")
-    model = fit(x, y, hidden=hidden, epochs=epochs, seed=seed, log=log)
-    model.meta.update({"n_cells": n_cells, "train_fonts": [f.name for f in train_fonts]})
+        log(f"{len(y1)} glyphs from {n_cells} synthetic tiles in {time.perf_counter() - t0:.0f} s")
+    t0 = time.perf_counter()
+    x2, y2, _ = render_glyphs(n_photos, RENDER_TRAIN_SEED + seed)
+    if log:
+        log(f"{len(y2)} glyphs from {4 * n_photos} rendered photos in "
+            f"{time.perf_counter() - t0:.0f} s")
+    model = fit(np.concatenate([x1, x2]), np.concatenate([y1, y2]), hidden=hidden,
+                epochs=epochs, seed=seed, log=log)
+    model.meta.update({"n_cells": n_cells, "n_photos": n_photos,
+                       "train_fonts": [f.name for f in train_fonts]})
     return model
 
 
 def evaluate(model: GlyphModel, fonts: list[str], n_cells: int = 4000, seed: int = 10_001):
-    """Per-glyph accuracy (digits scored over the digit classes) on ``fonts``, the share of
-    tiles cut into the right number of glyphs, and the detection rate."""
+    """Per-glyph accuracy (digits scored over the digit classes) on synthetic tiles in
+    ``fonts``, the share of tiles cut into the right number of glyphs, and the detection
+    rate."""
     x, y, rec = synth_glyphs(fonts, n_cells, seed)
     is_digit = y < 10
     pd = model.predict_proba(x[is_digit], DIGIT_CLASSES).argmax(axis=1)
@@ -629,12 +792,54 @@ def evaluate(model: GlyphModel, fonts: list[str], n_cells: int = 4000, seed: int
             "detected": sum(1 for r in rec if r[2]) / max(1, len(rec))}
 
 
+RENDER_EVAL_SEED = 560_000
+"""Development seed of the rendered photos :func:`evaluate_renders` reads (apart from
+bench.cells' 555_000 and from the training renders)."""
+SURE = 0.9
+"""A reading at least this confident is taken as it is (the reader's ``unsure_below``)."""
+
+
+def evaluate_renders(model: GlyphModel, n_photos: int = 50, seed: int = RENDER_EVAL_SEED,
+                     fonts: str = "held_out") -> dict:
+    """Tile readings on rendered photos (:func:`rendered_tiles`, tier 2 in ``fonts``), by
+    game and tier: tiles, misread (any wrong value, also when cut into the wrong number of
+    glyphs) and sure-misread (wrong with confidence >= :data:`SURE`) shares in %, and the
+    share of right readings below SURE (sent to the fallback)."""
+    from . import tiles
+    out: dict = {}
+    for game, tier, found, texts, _ in rendered_tiles(n_photos, seed, fonts):
+        found = [cg for cg in found if cg.glyphs]
+        glyphs = [g for cg in found for g in cg.glyphs]
+        feats = glyph_features([g.image for g in glyphs], [g.box[3] / 64 for g in glyphs])
+        mixmath = game == "mixmath"
+        probs = model.predict_proba(feats, DIGIT_CLASSES if mixmath else None)
+        tally = out.setdefault(f"{game} tier {tier}", {"tiles": 0, "misread": 0, "sure": 0,
+                                                       "unsure right": 0})
+        k = 0
+        for cg in found:
+            p = probs[k:k + len(cg.glyphs)]
+            k += len(cg.glyphs)
+            value, q, _ = (tiles.decode_mixmath(p, cg.seg_ok) if mixmath
+                           else tiles.decode_token(p, cg.seg_ok))
+            right = str(value) == texts[cg.cell]
+            tally["tiles"] += 1
+            tally["misread"] += not right
+            tally["sure"] += (not right) and q >= SURE
+            tally["unsure right"] += right and q < SURE
+    return {key: {"tiles": t["tiles"],
+                  "misread %": round(100 * t["misread"] / max(1, t["tiles"]), 3),
+                  "sure misread %": round(100 * t["sure"] / max(1, t["tiles"]), 3),
+                  "unsure right %": round(100 * t["unsure right"] / max(1, t["tiles"]), 2)}
+            for key, t in out.items()}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.digits", description=__doc__.split("\n")[0])
     ap.add_argument("--train", action="store_true", help="rebuild vision/models/glyphs.npz")
     ap.add_argument("--eval", action="store_true", help="accuracy on held-out fonts")
-    ap.add_argument("--cells", type=int, default=40000)
-    ap.add_argument("--hidden", type=int, default=128)
+    ap.add_argument("--cells", type=int, default=60000)
+    ap.add_argument("--photos", type=int, default=200)
+    ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--epochs", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--learn-set", nargs=2, metavar=("PROFILE", "PHOTO"),
@@ -654,14 +859,16 @@ def main(argv=None) -> int:
         own.save(set_glyphs_path(name))
         print(f"learned {len(own.labels)} glyphs of {name} -> {set_glyphs_path(name)}")
     if args.train:
-        model = train(args.seed, args.cells, args.hidden, args.epochs)
+        model = train(args.seed, args.cells, args.photos, args.hidden, args.epochs)
         model.save(MODEL_PATH)
         print(f"saved {MODEL_PATH} ({MODEL_PATH.stat().st_size // 1024} KB)")
     if args.eval:
         from calibration.fonts import font_split
         _, held_out = font_split()
         model = GlyphModel.load(MODEL_PATH)
-        print(json.dumps(evaluate(model, [str(f) for f in held_out]), indent=1))
+        print("synthetic tiles:", json.dumps(evaluate(model, [str(f) for f in held_out]),
+                                             indent=1))
+        print("rendered photos:", json.dumps(evaluate_renders(model), indent=1))
     return 0
 
 
