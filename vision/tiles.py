@@ -83,7 +83,7 @@ class TilesConfig:
     ink_max_spread: float = 100.0       # ink is dark (black, navy, brown, dark red): its spread is at
     ink_spread_face: float = 0.8        # most this + this * the face's (coloured print fails)
     ink_min_frac: float = 0.012         # share of the centre that is ink on a tile
-    ink_max_frac: float = 0.45
+    ink_max_frac: float = 0.6           # (a bold "80" fills ~half the centre)
     ink_level: float = 0.5              # ink is darker than face - ink_level * contrast;
     ink_grow_level: float = 0.3         # ... and grows into pixels darker than this level
                                         # (hysteresis: faint strokes stay joined)
