@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +103,34 @@ def cmd_read(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from calibration.profiles import user_profile_dir
+    from vision.board import BoardNotFound
+    from vision.calibrate import calibrate_set, save_set
+    from vision.photo import UnreadablePhoto, load_photo
+
+    try:
+        empty = load_photo(args.empty)
+        tiles = load_photo(args.tiles) if args.tiles else None
+    except UnreadablePhoto as exc:
+        raise CliError(str(exc), EXIT_UNREADABLE) from None
+    try:
+        profile, samples = calibrate_set(args.game, empty, tiles, name=args.name)
+    except BoardNotFound as exc:
+        raise CliError(f"no {args.game} board in the calibration photos: {exc}",
+                       EXIT_NO_BOARD) from None
+    except ValueError as exc:           # the tile set is not laid out as expected
+        raise CliError(f"{args.tiles}: {exc}", EXIT_UNREADABLE) from None
+    source = f"boardsight calibrate {args.game} --empty {args.empty}" + (
+        f" --tiles {args.tiles}" if args.tiles else "")
+    paths = save_set(replace(profile, source=f"{source} ({profile.source})"), samples,
+                     args.out or user_profile_dir())
+    _print_json({"profile": profile.name, "files": [str(p) for p in paths],
+                 "tile_colour_lab": [round(v, 1) for v in profile.colours.get("tile", ())],
+                 "glyphs": 0 if samples is None else len(samples.labels)})
+    return EXIT_OK
+
+
 def format_reading(reading) -> str:
     """The reading as a text grid for people: unsure cells marked with '?', hidden ones '#'."""
     hidden = set(map(tuple, reading.occluded))
@@ -152,6 +181,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="board profile of an own set (default: recognise a known one)")
     p.add_argument("--debug", metavar="OUT.png", help="draw what was found into OUT.png")
     p.set_defaults(func=cmd_read)
+
+    p = sub.add_parser("calibrate", help="learn an own set (its board, its tiles' colour and "
+                                         "font) from photos, so read recognises it")
+    p.add_argument("game", choices=("mixmath", "calculissimo"))
+    p.add_argument("--empty", required=True, help="a photo of the empty board, whole")
+    p.add_argument("--tiles", help="a photo of one tile of each value laid out on the board "
+                                   "in ascending order, row by row from the top left")
+    p.add_argument("--name", default="own", help="the set's name (default: own)")
+    p.add_argument("--out", help="folder for NAME.json and NAME.glyphs.npz (default: the "
+                                 "user's profile folder, where read finds it)")
+    p.set_defaults(func=cmd_calibrate)
     return parser
 
 

@@ -5,7 +5,10 @@ side is up and know its outline: the board's border around the grid in cells, ho
 a cell a printed square fills, the colours of its kinds of squares, and a small grey
 picture of the empty board (seen from above, the right way up) to tell its four quarter
 turns apart. ``vision.calibrate.measure_profile`` measures one from a photo of the empty
-board; ``boardsight calibrate`` writes it here (or anywhere: a path loads too).
+board; a photo of the set's tiles adds their colour (``colours["tile"]``) and their glyphs
+(``NAME.glyphs.npz`` beside the JSON: the set's own font). ``boardsight calibrate`` writes
+them to the user's profile folder (:func:`user_profile_dir`) or anywhere (a path loads
+too); the shipped ones live in ``calibration/profiles``. Known profiles are both.
 
 Colours are OpenCV 8-bit Lab triples (L 0..255, a and b offset by 128), medians over the
 squares of each kind.
@@ -20,7 +23,8 @@ squares of each kind.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+import os
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -46,6 +50,7 @@ class BoardProfile:
     thumbnail: np.ndarray | None = field(default=None, compare=False)  # (h, w) uint8
     thumbnail_px_per_cell: float = 0.0
     source: str = ""
+    glyphs: str | None = field(default=None, compare=False)  # path of NAME.glyphs.npz
 
     def geometry(self, rows: int | None = None, cols: int | None = None) -> BoardGeometry:
         """The set's board in mm (rows and cols from the game unless given)."""
@@ -89,36 +94,63 @@ class BoardProfile:
             source=data.get("source", ""))
 
 
-def _profile_files():
-    folder = resources.files("calibration").joinpath(PROFILE_DIR)
-    return [f for f in folder.iterdir() if f.name.endswith(".json")] if folder.is_dir() else []
+def user_profile_dir() -> Path:
+    """Where ``boardsight calibrate`` keeps a user's own sets: ``$BOARDSIGHT_PROFILES``,
+    else ``$XDG_DATA_HOME/boardsight/profiles`` (``~/.local/share/...``)."""
+    if os.environ.get("BOARDSIGHT_PROFILES"):
+        return Path(os.environ["BOARDSIGHT_PROFILES"])
+    data = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(data) / "boardsight" / "profiles"
+
+
+def _profile_files() -> list[Path]:
+    """The profile JSON files: the user's first (a re-calibrated set wins), then shipped."""
+    shipped = resources.files("calibration").joinpath(PROFILE_DIR)
+    out = []
+    for folder in (user_profile_dir(), Path(str(shipped))):
+        if folder.is_dir():
+            out += sorted(f for f in folder.iterdir() if f.name.endswith(".json"))
+    return out
+
+
+def glyphs_file(profile_json: Path) -> Path:
+    """The glyph samples kept beside a profile: ``NAME.glyphs.npz``."""
+    return profile_json.with_name(profile_json.name[:-len(".json")] + ".glyphs.npz")
+
+
+def _load(path: Path) -> BoardProfile:
+    profile = BoardProfile.from_dict(json.loads(path.read_text("utf-8")))
+    glyphs = glyphs_file(path)
+    return replace(profile, glyphs=str(glyphs)) if glyphs.exists() else profile
 
 
 def load_profile(name: str) -> BoardProfile:
-    """A shipped profile by name (``"mathable"``), or a profile JSON file by path."""
+    """A known profile by name (``"mathable"``), or a profile JSON file by path."""
     path = Path(name)
     if path.suffix == ".json" and path.exists():
-        return BoardProfile.from_dict(json.loads(path.read_text("utf-8")))
+        return _load(path)
     for f in _profile_files():
         if f.name == f"{name}.json":
-            return BoardProfile.from_dict(json.loads(f.read_text("utf-8")))
-    known = ", ".join(sorted(f.name[:-5] for f in _profile_files())) or "none"
+            return _load(f)
+    known = ", ".join(sorted({f.name[:-5] for f in _profile_files()})) or "none"
     raise KeyError(f"no board profile {name!r} (known: {known})")
 
 
 def known_profiles(game: str) -> list[str]:
-    """Names of the shipped profiles of ``game``, sorted."""
-    names = []
+    """Names of the known profiles of ``game`` (the user's and the shipped), sorted."""
+    names = set()
     for f in _profile_files():
         data = json.loads(f.read_text("utf-8"))
         if data.get("game") == game:
-            names.append(data["name"])
+            names.add(data["name"])
     return sorted(names)
 
 
 def save_profile(profile: BoardProfile, path: str | Path) -> Path:
-    """Write a profile as JSON (one thumbnail row per line, for readable diffs)."""
+    """Write a profile as JSON (one thumbnail row per line, for readable diffs),
+    atomically: a profile being replaced is never left half written."""
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     data = profile.to_dict()
     thumb = data.pop("thumbnail", None)
     text = json.dumps(data, indent=1, ensure_ascii=False)
@@ -126,5 +158,7 @@ def save_profile(profile: BoardProfile, path: str | Path) -> Path:
         rows = ",\n  ".join(json.dumps(r, separators=(",", ":")) for r in thumb["grey"])
         text = (text[:-2] + f',\n "thumbnail": {{"px_per_cell": {thumb["px_per_cell"]}, '
                 f'"grey": [\n  {rows}]}}\n}}')
-    path.write_text(text + "\n", "utf-8")
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text + "\n", "utf-8")
+    os.replace(tmp, path)
     return path

@@ -483,4 +483,5 @@ def test_measure_profile_repeats_on_the_other_empty_photo():
     shipped = load_profile("mathable")
     assert np.abs(np.array(measured["margins_cells"]) - shipped.margins_cells).max() < 0.15
     for kind, lab in shipped.colours.items():
-        assert np.linalg.norm(np.array(measured["colours_lab"][kind]) - lab) < 15, kind
+        if kind != "tile":          # (the tiles' colour comes from the tile-set photo)
+            assert np.linalg.norm(np.array(measured["colours_lab"][kind]) - lab) < 15, kind

@@ -201,10 +201,11 @@ def test_real_empty_boards_read_empty(real_truth):
 def test_a_sets_own_glyphs_are_learned_from_its_tile_set_photo(real_truth):
     """The calibration photo (tile set in ascending order) gives prototypes of the set's
     font; with them the real game photos' cells are read confidently (no Tesseract)."""
-    own = tiles.learn_set_glyphs(real_grid("tile-set.jpg"), "mixmath", "test-set")
-    assert sorted(set(own.labels.tolist())) == list(range(10))
-    sure = []
+    samples = tiles.learn_set_glyphs(real_grid("tile-set.jpg"), "mixmath")
+    assert sorted(set(samples.labels.tolist())) == list(range(10))
     model = tiles.digits.load_model()
+    own = tiles.digits.SetGlyphs.from_samples(model, samples)
+    sure = []
     for name in ("game-15.jpg", "game-19.jpg"):
         grid = real_grid(name)
         stats = tiles.cell_stats(grid, 14, 14)
@@ -224,4 +225,17 @@ def test_a_shuffled_tile_set_is_refused():
     truth = random_position("mixmath", np.random.default_rng(9), 46)
     grid = flat_grid("mixmath", print_style("mixmath"), truth)
     with pytest.raises(ValueError, match="ascending"):
-        tiles.learn_set_glyphs(grid, "mixmath", "shuffled")
+        tiles.learn_set_glyphs(grid, "mixmath")
+
+
+def test_glyph_samples_survive_a_round_trip(tmp_path):
+    rng = np.random.default_rng(3)
+    images = [rng.random((int(rng.integers(5, 30)), int(rng.integers(3, 20)))).astype(np.float32)
+              for _ in range(7)]
+    samples = tiles.digits.GlyphSamples(images, rng.random(7).astype(np.float32),
+                                        rng.integers(0, 15, 7))
+    back = tiles.digits.GlyphSamples.load(samples.save(tmp_path / "s.glyphs.npz"))
+    assert [im.shape for im in back.images] == [im.shape for im in images]
+    assert max(np.abs(a - b).max() for a, b in zip(back.images, images)) <= 1 / 255
+    assert back.labels.tolist() == samples.labels.tolist()
+    assert list(tmp_path.iterdir()) == [tmp_path / "s.glyphs.npz"]   # no temp file left

@@ -1,4 +1,6 @@
-"""Learn an own set's board profile from one photo of its empty board.
+"""Learn an own set: its board profile from a photo of the empty board, and its tiles
+(colour and font) from a photo of the tile set laid out on it (:func:`calibrate_set`,
+``boardsight calibrate``).
 
 :func:`measure_profile` finds the grid (as :func:`vision.board.find_board` does, with no
 profile), then measures what :class:`calibration.profiles.BoardProfile` holds: the board's
@@ -8,8 +10,11 @@ picture of the whole empty board the right way up. The photo should show the boa
 right way up or nearly (a Mixmath board's centre 1 2 3 4 settles it anyway), flat, whole,
 on a table of another colour.
 
-``boardsight calibrate`` (the CLI) writes the result with
-:func:`calibration.profiles.save_profile`.
+The tile-set photo shows one tile of each value laid out in ascending order, row by row
+from the top left (:func:`vision.tiles.tile_set_values`), on the same board: the tiles'
+colour goes into the profile (``colours["tile"]``, in the reader's balanced Lab) and their
+glyphs, cut as the reader cuts them, into ``NAME.glyphs.npz`` beside it
+(:func:`save_set`).
 """
 
 from __future__ import annotations
@@ -17,10 +22,14 @@ from __future__ import annotations
 import numpy as np
 import cv2
 
-from calibration.layouts import KINDS, square_kinds
-from calibration.profiles import BoardProfile
+from dataclasses import replace
+from pathlib import Path
 
-from .board import BoardNotFound, _warp, find_board
+from calibration.layouts import KINDS, square_kinds
+from calibration.profiles import BoardProfile, glyphs_file, save_profile
+
+from . import digits, tiles
+from .board import BoardNotFound, _warp, find_board, rectify_grid
 from .config import BoardConfig
 
 THUMBNAIL_PX_PER_CELL = 3.0
@@ -141,3 +150,45 @@ def _thumbnail(image_bgr: np.ndarray, loc) -> np.ndarray:
 
 
 __all__ = ["measure_profile", "THUMBNAIL_PX_PER_CELL", "BoardNotFound"]
+
+
+def calibrate_set(game: str, empty_bgr: np.ndarray, tiles_bgr: np.ndarray | None = None, *,
+                  name: str = "own", config: BoardConfig | None = None
+                  ) -> tuple[BoardProfile, digits.GlyphSamples | None]:
+    """An own set learned from its calibration photos: the profile (from the empty board,
+    plus the tiles' colour) and the glyph samples of its tiles (None without a tile-set
+    photo).
+
+    Raises
+    ------
+    BoardNotFound
+        A photo shows no board of ``game`` (or, for the tile set, not this board).
+    ValueError
+        The tile-set photo does not show the set laid out in ascending order.
+    """
+    profile = BoardProfile.from_dict(measure_profile(empty_bgr, game, name=name,
+                                                     config=config))
+    if tiles_bgr is None:
+        return profile, None
+    loc = find_board(tiles_bgr, game, config=config, profile=profile)
+    g = loc.geometry
+    grid = rectify_grid(tiles_bgr, loc, _TILES_PX)
+    samples = tiles.learn_set_glyphs(grid, game, shape=(g.rows, g.cols))
+    look = tiles.learn_look(grid, game, shape=(g.rows, g.cols))
+    if look.tile_lab is not None:
+        profile = replace(profile, colours={**profile.colours, "tile": look.tile_lab})
+    return profile, samples
+
+
+_TILES_PX = 64   # px per cell the tiles are cut at (as vision.reader reads them)
+
+
+def save_set(profile: BoardProfile, samples: digits.GlyphSamples | None,
+             folder: str | Path) -> list[Path]:
+    """Write ``NAME.json`` (and ``NAME.glyphs.npz``) into ``folder``; returns the paths."""
+    path = Path(folder) / f"{profile.name}.json"
+    paths = []
+    if samples is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        paths.append(samples.save(glyphs_file(path)))
+    return [save_profile(profile, path)] + paths

@@ -33,11 +33,8 @@ reproducible) with::
     python -m vision.digits --eval           # accuracy on HELD-OUT fonts
 
 A physical set's own font is learned from its calibration photo of the tile set (laid out
-in ascending order): :class:`SetGlyphs` prototypes in ``vision/models/set-PROFILE.npz``
-sharpen the model on that set (the shipped Mathable one comes from
-``../shared/real/mathable/tile-set.jpg``)::
-
-    python -m vision.digits --learn-set mathable ../shared/real/mathable/tile-set.jpg
+in ascending order, ``boardsight calibrate``): its :class:`GlyphSamples` are kept beside
+its board profile, and their :class:`SetGlyphs` prototypes sharpen the model on that set.
 
 >>> CLASSES[:10] == tuple("0123456789"), CLASSES[10:]
 (True, ('+', '-', 'x', '/', '?'))
@@ -51,6 +48,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -260,6 +258,41 @@ SET_WEIGHT = 1.0         # exponent of the prototype vote against the model's pr
 
 
 @dataclass
+class GlyphSamples:
+    """Glyphs cut from one set's tiles, with their classes: the raw material of
+    :class:`SetGlyphs`, kept beside the set's board profile (``NAME.glyphs.npz``) so that
+    a retrained model or new features never invalidate it."""
+
+    images: list[np.ndarray]   # (h_i, w_i) float soft-ink glyphs, 1 = ink
+    heights: np.ndarray        # (N,) glyph height over the cell
+    labels: np.ndarray         # (N,) class indices into CLASSES
+
+    def save(self, path: Path) -> Path:
+        """Write ``path`` (.npz) atomically."""
+        path = Path(path)
+        shapes = np.array([im.shape for im in self.images], np.int32).reshape(-1, 2)
+        flat = (np.concatenate([im.ravel() for im in self.images]) if self.images
+                else np.zeros(0))
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, shapes=shapes,
+                                ink=(255 * np.clip(flat, 0, 1)).astype(np.uint8),
+                                heights=np.asarray(self.heights, np.float32),
+                                labels=np.asarray(self.labels, np.int64))
+        os.replace(tmp, path)
+        return path
+
+    @classmethod
+    def load(cls, path: Path) -> GlyphSamples:
+        with np.load(path) as z:
+            ends = np.cumsum([h * w for h, w in z["shapes"]])
+            flat = z["ink"].astype(np.float32) / 255
+            images = [chunk.reshape(h, w) for chunk, (h, w)
+                      in zip(np.split(flat, ends[:-1]), z["shapes"])]
+            return cls(images, z["heights"], z["labels"])
+
+
+@dataclass
 class SetGlyphs:
     """Glyph prototypes of one physical set (its tiles' own font), learned from its
     calibration photo: features as the model standardises them, unit length, and labels.
@@ -268,7 +301,6 @@ class SetGlyphs:
     prototype of each class: the set's 6 looks like the set's 6, whatever other fonts do.
     """
 
-    name: str
     features: np.ndarray   # (M, D) float32, standardised and L2-normalised
     labels: np.ndarray     # (M,) int class indices
 
@@ -278,10 +310,10 @@ class SetGlyphs:
         return z / (np.linalg.norm(z, axis=1, keepdims=True) + 1e-6)
 
     @classmethod
-    def from_glyphs(cls, name: str, model: GlyphModel, features: np.ndarray,
-                    labels: np.ndarray) -> SetGlyphs:
-        return cls(name, cls._embed(model, features).astype(np.float32),
-                   np.asarray(labels, np.int64))
+    def from_samples(cls, model: GlyphModel, samples: GlyphSamples) -> SetGlyphs:
+        features = glyph_features(samples.images, samples.heights)
+        return cls(cls._embed(model, features).astype(np.float32),
+                   np.asarray(samples.labels, np.int64))
 
     def likeness(self, model: GlyphModel, features: np.ndarray) -> float:
         """How much these glyphs (N, D) look like the set's: the median over them of the
@@ -309,27 +341,14 @@ class SetGlyphs:
         out = probs * vote ** SET_WEIGHT
         return out / out.sum(axis=1, keepdims=True)
 
-    def save(self, path: Path) -> None:
-        np.savez_compressed(path, name=np.array(self.name),
-                            features=self.features.astype(np.float16), labels=self.labels)
-
-    @classmethod
-    def load(cls, path: Path) -> SetGlyphs:
-        with np.load(path) as z:
-            return cls(str(z["name"]), z["features"].astype(np.float32), z["labels"])
-
-
-def set_glyphs_path(name: str) -> Path:
-    return MODEL_PATH.parent / f"set-{name}.npz"
-
 
 @lru_cache(maxsize=8)
-def load_set_glyphs(name: str | None) -> SetGlyphs | None:
-    """The shipped glyph prototypes of the set profile ``name``, or None."""
-    if not name:
+def load_set_glyphs(path: str | Path | None) -> SetGlyphs | None:
+    """The glyph prototypes of a set from its samples file (a board profile's
+    ``glyphs``), or None."""
+    if path is None or not Path(path).exists():
         return None
-    path = set_glyphs_path(name)
-    return SetGlyphs.load(path) if path.exists() else None
+    return SetGlyphs.from_samples(load_model(), GlyphSamples.load(Path(path)))
 
 
 # ---------------------------------------------------------------------------- synthesis
@@ -842,22 +861,7 @@ def main(argv=None) -> int:
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--epochs", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--learn-set", nargs=2, metavar=("PROFILE", "PHOTO"),
-                    help="learn a set's own glyphs from a photo of its tile set laid out in "
-                         "ascending order (writes vision/models/set-PROFILE.npz)")
-    ap.add_argument("--game", default="mixmath")
     args = ap.parse_args(argv)
-    if args.learn_set:
-        import cv2 as _cv2
-        from . import board, tiles
-        name, photo = args.learn_set
-        image = _cv2.imread(photo)
-        if image is None:
-            raise SystemExit(f"cannot read {photo}")
-        grid = board.rectify_grid(image, board.find_board(image, args.game, profile=name))
-        own = tiles.learn_set_glyphs(grid, args.game, name)
-        own.save(set_glyphs_path(name))
-        print(f"learned {len(own.labels)} glyphs of {name} -> {set_glyphs_path(name)}")
     if args.train:
         model = train(args.seed, args.cells, args.photos, args.hidden, args.epochs)
         model.save(MODEL_PATH)

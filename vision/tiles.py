@@ -88,10 +88,8 @@ class TilesConfig:
     ink_grow_level: float = 0.3         # ... and grows into pixels darker than this level
                                         # (hysteresis: faint strokes stay joined)
 
-    face_tol: float = 10.0              # grey levels of a tile's face about its median ...
-    face_tol_contrast: float = 0.3      # ... or this share of its ink contrast
-    face_span_density: float = 0.35     # a row/column of a cell this much face is the tile's
-    face_inset: float = 0.04            # ink lies this far inside the face's span (its rim)
+    surround_dark: float = 0.6          # a strip along a cell's side this much ink-dark is
+    face_inset: float = 0.04            # the square round the tile (and this much its rim)
     speck_area: float = 0.0025          # components smaller than this * p^2 are noise
     glyph_min_h: float = 0.14           # a glyph is at least this tall ...
     glyph_max_h: float = 0.80           # ... at most this tall
@@ -132,7 +130,8 @@ class TilesConfig:
 
     unsure_below: float = 0.9           # cells below this confidence go to Tesseract
     use_tesseract: bool = True
-    tesseract_trust: float = 0.9        # how much a Tesseract read is believed
+    tesseract_trust: float = 0.7        # how much a Tesseract read is believed (it misreads
+                                        # ~half the glyphs our classifier is unsure of)
     tesseract_px: int = 48              # height each unsure tile is pasted at in the strip
 
     skin_min_frac: float = 0.5          # a cell this much skin-coloured is a hand candidate
@@ -416,26 +415,22 @@ def ink_glyphs(grid_bgr: np.ndarray, rows: int, cols: int, stats: CellStats,
 
 def _tile_faces(stats: CellStats, rows: int, cols: int, p: int, cfg: TilesConfig
                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Where ink may lie: inside each cell's ink zone and within the rows and columns its
-    face spans (a tile on a darker square: the square showing round the tile is no ink,
-    however dark). Returns the (rows*p, cols*p) bool mask and (rows, cols, 4) int boxes
-    (x0, y0, x1, y1: first and one past the last column and row, in the cell)."""
-    tol = np.maximum(cfg.face_tol, cfg.face_tol_contrast * stats.contrast)
-    like = np.abs(stats.grey.astype(np.float32) - _per_pixel(stats.face_grey, p)) \
-        <= _per_pixel(tol.astype(np.float32), p)
-    cells = _cells_view(like, rows, cols)                         # (rows, cols, p, p)
-    zone = np.zeros(p, bool)
-    zone[_centre(p, cfg.zone_frac)] = True
+    """Where ink may lie: inside each cell's ink zone, less the strips along its sides
+    that are dark all along — the square showing round a tile on a darker square, however
+    dark, is no ink (with the tile's rim, ``face_inset``). Returns the (rows*p, cols*p)
+    bool mask and (rows, cols, 4) int boxes (x0, y0, x1, y1: first and one past the last
+    column and row, in the cell)."""
+    ink = _cells_view(stats.ink, rows, cols)                      # (rows, cols, p, p)
     z = _centre(p, cfg.zone_frac)
+    inset = int(round(cfg.face_inset * p))
+    idx = np.arange(p)
     spans, ends = [], []
-    for density in (cells.mean(axis=2), cells.mean(axis=3)):      # per column, per row
-        on = (density >= cfg.face_span_density) & zone
-        first = np.where(on.any(axis=2), on.argmax(axis=2), z.start)
-        last = np.where(on.any(axis=2), p - on[..., ::-1].argmax(axis=2), z.stop)
-        inset = int(round(cfg.face_inset * p))       # a face edge inside the zone: the
-        first = np.where(first > z.start, first + inset, z.start)  # tile's rim and its blur
-        last = np.where(last < z.stop, last - inset, z.stop)
-        idx = np.arange(p)
+    for dark in (ink[:, :, z, :].mean(axis=2), ink[:, :, :, z].mean(axis=3)):  # cols, rows
+        solid = dark[..., z] >= cfg.surround_dark                 # (rows, cols, zone)
+        lead = np.cumprod(solid, axis=2).sum(axis=2)              # dark strips from the
+        trail = np.cumprod(solid[..., ::-1], axis=2).sum(axis=2)  # start, from the end
+        first = z.start + np.where(lead > 0, lead + inset, 0)
+        last = z.stop - np.where(trail > 0, trail + inset, 0)
         spans.append((idx >= first[..., None]) & (idx < last[..., None]))
         ends.append((first, last))
     inside = spans[1][..., :, None] & spans[0][..., None, :]      # (rows, cols, p, p)
@@ -576,10 +571,6 @@ def tile_look(profile: Any) -> TileLook | None:
     return TileLook(tuple(map(float, tile))) if tile is not None else None
 
 
-def _profile_name(profile: Any) -> str | None:
-    if isinstance(profile, dict):
-        return profile.get("name")
-    return getattr(profile, "name", None)
 
 
 def tile_set_values(game: str) -> list:
@@ -590,9 +581,9 @@ def tile_set_values(game: str) -> list:
     return list("0123456789+-x/")
 
 
-def learn_set_glyphs(grid_bgr: np.ndarray, game: str, name: str, *,
+def learn_set_glyphs(grid_bgr: np.ndarray, game: str, *,
                      shape: tuple[int, int] | None = None,
-                     config: TilesConfig | None = None) -> digits.SetGlyphs:
+                     config: TilesConfig | None = None) -> digits.GlyphSamples:
     """Learn a set's own glyphs from a rectified photo of its tile set laid out in
     ascending order, row by row (:func:`tile_set_values`; the real Mathable calibration
     shot is laid out so). The tiles are found and cut as when reading; their values come
@@ -607,33 +598,27 @@ def learn_set_glyphs(grid_bgr: np.ndarray, game: str, name: str, *,
     cfg = config or TilesConfig()
     rows, cols = _grid_shape(game, shape, None)
     values = tile_set_values(game)
-    cells, conf, _ = read_cells(grid_bgr, game, config=replace(cfg, use_tesseract=False),
-                                shape=(rows, cols))
-    found = [(r, c) for r in range(rows) for c in range(cols) if cells[r][c] is not None]
+    read = read_grid(grid_bgr, game, config=cfg, shape=(rows, cols), tesseract=False)
+    found = [(r, c) for r in range(rows) for c in range(cols)
+             if read.cells[r][c] is not None]
     if len(found) != len(values):
         raise ValueError(f"the tile-set photo shows {len(found)} tiles, expected "
                          f"{len(values)} (one of each value, in ascending order)")
-    agree = sum(cells[r][c] == v for (r, c), v in zip(found, values))
+    agree = sum(read.cells[r][c] == v for (r, c), v in zip(found, values))
     if agree < cfg.set_min_agreement * len(values):
         raise ValueError(f"only {agree} of {len(values)} tiles read as the ascending order "
                          "expects: lay the tile set out row by row, smallest first")
-    stats = cell_stats(grid_bgr, rows, cols, cfg)
-    mask = np.zeros((rows, cols), bool)
-    for r, c in found:
-        mask[r, c] = True
-    by_cell = {cg.cell: cg for cg in ink_glyphs(grid_bgr, rows, cols, stats, mask,
-                                                 split_pairs=game == "mixmath", config=cfg)}
-    images, labels = [], []
+    by_cell = {cg.cell: cg for cg, _ in read.reads}
+    images, heights, labels = [], [], []
     p = grid_bgr.shape[0] / rows
     for (r, c), v in zip(found, values):
-        cg = by_cell[(r, c)]
+        cg = by_cell.get((r, c))
         text = str(v)
-        if len(cg.glyphs) == len(text):
-            images += [(g.image, g.box[3] / p) for g in cg.glyphs]
+        if cg is not None and len(cg.glyphs) == len(text):
+            images += [g.image for g in cg.glyphs]
+            heights += [g.box[3] / p for g in cg.glyphs]
             labels += [digits.CLASSES.index(ch) for ch in text]
-    model = digits.load_model()
-    feats = digits.glyph_features([im for im, _ in images], [h for _, h in images])
-    return digits.SetGlyphs.from_glyphs(name, model, feats, np.array(labels))
+    return digits.GlyphSamples(images, np.array(heights, np.float32), np.array(labels))
 
 
 def learn_look(grid_bgr: np.ndarray, game: str, *, shape: tuple[int, int] | None = None,
@@ -856,7 +841,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
                                   [g.box[3] / (grid_bgr.shape[0] / rows) for g in glyphs])
     classes = digits.DIGIT_CLASSES if mixmath else None
     probs = model.predict_proba(feats, classes)
-    own = digits.load_set_glyphs(_profile_name(profile))
+    own = digits.load_set_glyphs(getattr(profile, "glyphs", None))
     if own is not None and own.likeness(model, feats) >= cfg.own_glyphs_likeness:
         probs = own.adapt(model, feats, probs, classes)   # the set's own font, learned
                                                           # from its calibration photo
@@ -1095,8 +1080,9 @@ def _settle_with_tesseract(unsure, cells, conf, p, mixmath, cfg) -> None:
         value = int(text) if mixmath else text
         if value not in scores:
             continue  # not a valid reading: Tesseract is no help here
-        n = len(scores)
-        post = {v: s * (t if v == value else (1 - t) / max(n - 1, 1)) for v, s in scores.items()}
+        # Tesseract's mistakes fall on look-alikes (8/3, 1/7), the classifier's rivals
+        # too: its read weighs t against 1 - t, a tie-break more than a verdict
+        post = {v: s * (t if v == value else 1 - t) for v, s in scores.items()}
         total = sum(post.values()) or 1.0
         best = max(post, key=post.get)
         cells[r][c] = best
