@@ -121,6 +121,7 @@ class TilesConfig:
     group_tol: float = 10.0             # empty squares of a colour lie this close together
     blanks: BlanksConfig = BlanksConfig()   # tiles with no ink (vision.blanks)
     conf_rejected_candidate: float = 0.8  # an empty cell that had tile-like ink
+    conf_off_square: float = 0.5        # an empty cell whose face is not its square's
     conf_blank: float = 0.7             # a blank / joker (no ink to confirm it)
 
     set_min_agreement: float = 0.8      # a tile-set photo: share read as the order says
@@ -870,6 +871,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
         read_well[cg.cell] = conf[cg.cell] >= cfg.explained_conf
     off_square = ~is_tile & ~_square_colour(stats, colours, cfg)
     explained = (~is_tile & ~off_square) | read_well | blank
+    # an empty cell unlike its square (a tile washed out by glare?): check it
+    conf[off_square & ~blank] = np.minimum(conf[off_square & ~blank], cfg.conf_off_square)
     skin_like = _skin_like(stats, ~is_tile & ~off_square, groups, read_well, cfg)
     occluded = occlusion(stats, explained, off_square, skin_like, cfg)
     for r, c in zip(*np.nonzero(occluded)):

@@ -1,0 +1,169 @@
+"""`boardsight read` and `boardsight calibrate`: the contract of ARCHITECTURE.md (JSON
+shape, exit 2 for an unreadable file, 3 for no board), bad input, and the readings
+themselves on the committed sample games and the real Mathable photos."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from boardsight.cli import EXIT_NO_BOARD, EXIT_OK, EXIT_UNREADABLE, main
+
+ROOT = Path(__file__).parents[1]
+GAMES = ROOT / "samples" / "games"
+REAL = ROOT.parent / "shared" / "real" / "mathable"
+CONTRACT = {"game", "rows", "cols", "cells", "confidence", "corners", "ms"}
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def recorded(game: str) -> tuple[dict, list[dict]]:
+    truth = json.loads((GAMES / game / "game.json").read_text())
+    return truth, truth["photos"]
+
+
+@pytest.mark.parametrize("game", ["mixmath", "calculissimo"])
+def test_read_a_committed_sample_photo(capsys, game):
+    truth, photos = recorded(game)
+    last = photos[len(photos) // 2]
+    code, out = run(capsys, "read", GAMES / game / last["file"], "--game", game, "--json")
+    assert code == EXIT_OK
+    assert set(out) >= CONTRACT and out["game"] == game
+    assert (out["rows"], out["cols"]) == (truth["rows"], truth["cols"])
+    assert out["cells"] == last["cells"]
+    conf = np.array(out["confidence"])
+    assert conf.shape == (truth["rows"], truth["cols"]) and 0 <= conf.min() <= conf.max() <= 1
+    assert len(out["corners"]) == 4 and out["ms"] > 0
+
+
+def test_recorded_games_read_right_nearly_everywhere():
+    """Every photo of the committed recordings: at most one cell in a thousand wrong (the
+    propped-up camera's glare washes out a tile or two of the Mixmath game)."""
+    from vision.reader import read_board
+    wrong = cells = 0
+    for game in ("mixmath", "calculissimo"):
+        truth, photos = recorded(game)
+        for photo in photos:
+            reading = read_board(cv2.imread(str(GAMES / game / photo["file"])), game)
+            for r, row in enumerate(photo["cells"]):
+                for c, v in enumerate(row):
+                    cells += 1
+                    wrong += reading.cells[r][c] != v
+    assert wrong <= 0.001 * cells
+
+
+def test_read_prints_a_grid_and_draws_what_it_found(capsys, tmp_path):
+    truth, photos = recorded("mixmath")
+    debug = tmp_path / "debug.png"
+    code = main(["read", str(GAMES / "mixmath" / photos[3]["file"]), "--game", "mixmath",
+                 "--debug", str(debug)])
+    text = capsys.readouterr().out
+    assert code == EXIT_OK
+    assert text.startswith("mixmath 14x14") and len(text.splitlines()) >= 15
+    drawn = cv2.imread(str(debug))
+    assert drawn is not None and drawn.shape[2] == 3 and max(drawn.shape[:2]) >= 800
+
+
+def test_not_an_image_is_exit_2(capsys, tmp_path):
+    bad = tmp_path / "notes.jpg"
+    bad.write_text("shopping list")
+    code, out = run(capsys, "read", bad, "--game", "mixmath", "--json")
+    assert code == EXIT_UNREADABLE and "not an image" in out["error"]
+
+
+def test_missing_file_is_exit_2(capsys, tmp_path):
+    code, out = run(capsys, "read", tmp_path / "nope.jpg", "--game", "mixmath")
+    assert code == EXIT_UNREADABLE and "no such file" in out["error"]
+
+
+def test_truncated_jpeg_is_exit_2(capsys, tmp_path):
+    data = (GAMES / "mixmath" / "photo-000.jpg").read_bytes()
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(data[: len(data) // 2])
+    code, out = run(capsys, "read", cut, "--game", "mixmath", "--json")
+    assert code == EXIT_UNREADABLE and "truncated" in out["error"]
+
+
+def test_a_100_megapixel_image_is_refused_before_decoding(capsys, tmp_path):
+    big = tmp_path / "panorama.png"
+    ok, png = cv2.imencode(".png", np.zeros((10_000, 10_000), np.uint8))
+    big.write_bytes(png.tobytes())
+    code, out = run(capsys, "read", big, "--game", "mixmath", "--json")
+    assert code == EXIT_UNREADABLE and "100 megapixels" in out["error"]
+
+
+def test_a_table_with_no_board_is_exit_3(capsys, tmp_path):
+    from calibration.geometry import board_geometry
+    from samples.camera import sample_camera
+    from samples.render import DEFAULT_RESOLUTION
+    from samples.table import render_table, sample_table
+
+    g = board_geometry("mixmath")
+    rng = np.random.default_rng(5)
+    camera = sample_camera(rng, g, DEFAULT_RESOLUTION)
+    table = render_table(sample_table(rng, "wood"), camera, g.size_mm, 0.0)
+    path = tmp_path / "table.jpg"
+    cv2.imwrite(str(path), table)
+    code, out = run(capsys, "read", path, "--game", "mixmath", "--json")
+    assert code == EXIT_NO_BOARD and out["error"]
+
+
+def test_an_unknown_profile_is_exit_2(capsys):
+    code, out = run(capsys, "read", GAMES / "mixmath" / "photo-000.jpg", "--game", "mixmath",
+                    "--profile", "no-such-set")
+    assert code == EXIT_UNREADABLE and "no-such-set" in out["error"]
+
+
+# ----------------------------------------------------------------------- calibrate
+
+@pytest.fixture(scope="module")
+def real_truth():
+    if not (REAL / "truth.json").exists():
+        pytest.skip("../shared/real/mathable is not here")
+    return json.loads((REAL / "truth.json").read_text())["photos"]
+
+
+def test_calibrate_learns_a_set_that_read_then_recognises(capsys, tmp_path, monkeypatch,
+                                                           real_truth):
+    """The Mathable set calibrated afresh into a user profile folder: board, tiles' colour
+    and font; read then finds it by itself and reads a game photo right."""
+    monkeypatch.setenv("BOARDSIGHT_PROFILES", str(tmp_path))
+    code, out = run(capsys, "calibrate", "mixmath", "--empty", REAL / "empty-2.jpg",
+                    "--tiles", REAL / "tile-set.jpg", "--name", "my-mathable")
+    assert code == EXIT_OK
+    assert sorted(Path(f).name for f in out["files"]) == ["my-mathable.glyphs.npz",
+                                                          "my-mathable.json"]
+    assert out["glyphs"] >= 70 and len(out["tile_colour_lab"]) == 3
+    profile = json.loads((tmp_path / "my-mathable.json").read_text())
+    assert profile["game"] == "mixmath" and "tile" in profile["colours_lab"]
+    assert "empty-2.jpg" in profile["source"]
+
+    from calibration.profiles import known_profiles, load_profile
+    assert "my-mathable" in known_profiles("mixmath")
+    assert load_profile("my-mathable").glyphs == str(tmp_path / "my-mathable.glyphs.npz")
+    code, out = run(capsys, "read", REAL / "game-12.jpg", "--game", "mixmath", "--json",
+                    "--profile", "my-mathable")
+    assert code == EXIT_OK and out["cells"] == real_truth["game-12.jpg"]["cells"]
+
+
+def test_calibrate_refuses_a_tile_photo_out_of_order(capsys, tmp_path, real_truth):
+    """A game photo is not a tile-set photo: nothing is written."""
+    code, out = run(capsys, "calibrate", "mixmath", "--empty", REAL / "empty-1.jpg",
+                    "--tiles", REAL / "game-19.jpg", "--out", tmp_path)
+    assert code == EXIT_UNREADABLE and "expected 46" in out["error"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_calibrate_with_no_board_is_exit_3(capsys, tmp_path):
+    blank = tmp_path / "wall.png"
+    cv2.imwrite(str(blank), np.full((720, 1280, 3), 200, np.uint8))
+    code, out = run(capsys, "calibrate", "mixmath", "--empty", blank, "--out", tmp_path)
+    assert code == EXIT_NO_BOARD and "no mixmath board" in out["error"]
+    assert list(tmp_path.iterdir()) == [blank]
