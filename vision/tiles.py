@@ -129,7 +129,8 @@ class TilesConfig:
     own_glyphs_likeness: float = 0.85   # a set's learned glyphs sharpen the reading when the
                                         # board's glyphs look this much like them
 
-    unsure_below: float = 0.9           # cells below this confidence go to Tesseract
+    unsure_below: float = 0.7           # cells below this confidence go to Tesseract: a
+                                        # surer read is one its tie-break cannot turn
     use_tesseract: bool = True
     tesseract_trust: float = 0.7        # how much a Tesseract read is believed (it misreads
                                         # ~half the glyphs our classifier is unsure of)
