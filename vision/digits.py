@@ -29,7 +29,7 @@ the reader uses, :func:`vision.tiles.ink_glyphs` — from two kinds of TRAIN-fon
 The trained weights ship in ``vision/models/glyphs.npz``; rebuild them (seeded,
 reproducible) with::
 
-    python -m vision.digits --train          # ~ 11 minutes on one core
+    python -m vision.digits --train          # ~ 7 minutes on one core
     python -m vision.digits --eval           # accuracy on HELD-OUT fonts
 
 A physical set's own font is learned from its calibration photo of the tile set (laid out
