@@ -20,6 +20,7 @@ import argparse
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -93,12 +94,12 @@ def run(args) -> list[dict]:
                 image, truth, _ = sample_photo(game, tier, seed, hand=args.hand,
                                                fonts="held_out")
                 grid = oracle_grid(image, truth)
-                o_cells, _, o_hidden = tiles.read_cells(grid, game,
+                o_cells, _, o_hidden = tiles.read_cells(grid, game, config=args.tiles_config,
                                                         shape=(truth["rows"], truth["cols"]))
                 o_wrong = wrong_cells(truth, o_cells, o_hidden)
                 t0 = time.perf_counter()
                 try:
-                    reading = read_board(image, game)
+                    reading = read_board(image, game, config=args.tiles_config)
                     ms.append(reading.ms)
                     cells, hidden = reading.cells, reading.occluded
                     cell_px = truth["camera"]["min_cell_px"]
@@ -158,7 +159,12 @@ def main(argv=None) -> int:
     parser.add_argument("--hand", action="store_true", help="every photo with a hand")
     parser.add_argument("--save", type=Path, help="write failing photos and grids here")
     parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument("--set", nargs="+", default=[], metavar="FIELD=VALUE",
+                        help="try other TilesConfig values (numbers)")
     args = parser.parse_args(argv)
+    args.tiles_config = replace(tiles.TilesConfig(), **{
+        k: type(getattr(tiles.TilesConfig(), k))(float(v))
+        for k, v in (item.split("=", 1) for item in args.set)})
     cv2.setNumThreads(1)
     t = time.time()
     print(markdown(run(args)))

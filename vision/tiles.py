@@ -105,6 +105,12 @@ class TilesConfig:
     merge_overlap: float = 0.5          # x-overlap (of the narrower) that joins components
     split_aspect: float = 1.0           # a Mixmath glyph wider than this * height is 2 digits
     split_window: tuple[float, float] = (0.3, 0.7)  # where in its width a glyph is split
+    digit_max_aspect: float = 0.85      # no digit is wider than this * its height (a
+                                        # glyph of pieces joined, :func:`_joined_cuts`)
+    recut_below: float = 0.9            # a cell read less surely than this is cut again ...
+    recut_columns: int = 7              # ... in two at this many columns (other_cuts)
+    other_cut_prior: float = 0.7        # another way of cutting a cell into glyphs must read
+                                        # this much better than the plain cut to be taken
 
     lab_l_weight: float = 0.5           # lightness counts half in colour distances (shade)
     wb_light_share: float = 0.3         # the lightest cells set the white balance ...
@@ -404,6 +410,7 @@ def ink_glyphs(grid_bgr: np.ndarray, rows: int, cols: int, stats: CellStats,
                                        boxes[r, c],
                                        split_pairs, cfg)
         face, contrast = face_grey[r][c], max(contrasts[r][c], 1.0)
+
         for members, split in groups:
             gid += 1
             group_of[members] = gid
@@ -413,6 +420,53 @@ def ink_glyphs(grid_bgr: np.ndarray, rows: int, cols: int, stats: CellStats,
         cg.seg_ok = ok and 1 <= len(cg.glyphs) <= n_max
         out.append(cg)
     return out
+
+
+def other_cuts(glyphs: list[Glyph], n_max: int, config: TilesConfig | None = None
+               ) -> list[list[Glyph]]:
+    """Other ways to cut a doubtful cell's ink into glyphs — the thin hairlines of a serif
+    0 lost ("(" and ")"), a 3's terminal cut off, two digits touching, a wide digit split:
+    all of it as one glyph (if no wider than a digit, ``digit_max_aspect``: the classifier,
+    trained on single glyphs, reads two digits taken as one with a confidence it should
+    not have) and, for two-digit numbers, all of it cut in two at ``recut_columns``
+    columns across its middle. The classifier judges which reads best."""
+    cfg = config or TilesConfig()
+    if not glyphs or len(glyphs) > MAX_PIECES:
+        return []
+    whole = _joined(glyphs)
+    x0, y0, w, h = whole.box
+    out = []
+    if w <= cfg.digit_max_aspect * h and len(glyphs) > 1:
+        out.append([whole])
+    if n_max == 2 and w >= 4:
+        total = float(whole.image.sum())
+        for x in sorted({int(round(f * w)) for f in np.linspace(*cfg.split_window,
+                                                                  cfg.recut_columns)}):
+            left = whole.image[:, :x]
+            if not 0.1 * total <= float(left.sum()) <= 0.9 * total:
+                continue
+            out.append([_trimmed(Glyph(whole.cell, left, (x0, y0, x, h))),
+                        _trimmed(Glyph(whole.cell, whole.image[:, x:], (x0 + x, y0, w - x, h)))])
+    return out
+
+
+MAX_PIECES = 6      # glyphs in a cell beyond which no other cuts are tried
+
+
+def _joined(glyphs: list[Glyph]) -> Glyph:
+    """Glyphs of one cell pasted into one (their ink, in their common box)."""
+    if len(glyphs) == 1:
+        return glyphs[0]
+    x0 = min(g.box[0] for g in glyphs)
+    y0 = min(g.box[1] for g in glyphs)
+    x1 = max(g.box[0] + g.box[2] for g in glyphs)
+    y1 = max(g.box[1] + g.box[3] for g in glyphs)
+    image = np.zeros((y1 - y0, x1 - x0), np.float32)
+    for g in glyphs:
+        x, y, w, h = g.box
+        view = image[y - y0:y - y0 + h, x - x0:x - x0 + w]
+        np.maximum(view, g.image, out=view)
+    return Glyph(glyphs[0].cell, image, (x0, y0, x1 - x0, y1 - y0))
 
 
 def _tile_faces(stats: CellStats, rows: int, cols: int, p: int, cfg: TilesConfig
@@ -837,28 +891,43 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     mixmath = game == "mixmath"
     found = ink_glyphs(grid_bgr, rows, cols, stats, is_tile, split_pairs=mixmath, config=cfg)
     clock("cells.segment")
-    glyphs = [g for cg in found for g in cg.glyphs]
     model = digits.load_model()
-    feats = digits.glyph_features([g.image for g in glyphs],
-                                  [g.box[3] / (grid_bgr.shape[0] / rows) for g in glyphs])
     classes = digits.DIGIT_CLASSES if mixmath else None
-    probs = model.predict_proba(feats, classes)
     own = digits.load_set_glyphs(getattr(profile, "glyphs", None))
-    if own is not None and own.likeness(model, feats) >= cfg.own_glyphs_likeness:
-        probs = own.adapt(model, feats, probs, classes)   # the set's own font, learned
-                                                          # from its calibration photo
+    p = grid_bgr.shape[0] / rows
+
+    def classify(cuts: list[list[Glyph]]) -> list[np.ndarray]:
+        """Class probabilities of each cut's glyphs, all in one batch."""
+        glyphs = [g for cut in cuts for g in cut]
+        feats = digits.glyph_features([g.image for g in glyphs], [g.box[3] / p for g in glyphs])
+        probs = model.predict_proba(feats, classes)
+        if own is not None and own.likeness(model, feats) >= cfg.own_glyphs_likeness:
+            probs = own.adapt(model, feats, probs, classes)   # the set's own font, learned
+                                                              # from its calibration photo
+        return np.split(probs, np.cumsum([len(cut) for cut in cuts])[:-1])
+
+    decode = decode_mixmath if mixmath else decode_token
+    n_max = 2 if mixmath else 1
+    best = {}
+    for cg, pr in zip(found, classify([cg.glyphs for cg in found])):
+        if cg.glyphs:
+            best[cg.cell] = (*decode(pr, cg.seg_ok), cg.glyphs, cg.seg_ok)
+    # doubtful cells are cut again in other ways, and the best reading is kept
+    recut = [(cg, cut) for cg in found if cg.glyphs
+             and (best[cg.cell][1] < cfg.recut_below or not cg.seg_ok)
+             for cut in other_cuts(cg.glyphs, n_max, cfg)]
+    for (cg, cut), pr in zip(recut, classify([cut for _, cut in recut])):
+        value, q, scores = decode(pr, len(cut) <= n_max)
+        if q * cfg.other_cut_prior > best[cg.cell][1]:
+            best[cg.cell] = (value, q, scores, cut, True)
     clock("cells.classify")
-    k = 0
     reads = []
     for cg in found:
         r, c = cg.cell
-        p = probs[k:k + len(cg.glyphs)]
-        k += len(cg.glyphs)
-        if not cg.glyphs:           # no glyph after all: not a tile
+        if cg.cell not in best:     # no glyph after all: not a tile
             conf[r, c] = cfg.conf_rejected_candidate
             continue
-        value, q, scores = (decode_mixmath(p, cg.seg_ok) if mixmath
-                            else decode_token(p, cg.seg_ok))
+        value, q, scores, cg.glyphs, cg.seg_ok = best[cg.cell]
         cells[r][c] = value
         conf[r, c] = q
         reads.append((cg, scores))
