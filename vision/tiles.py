@@ -150,6 +150,8 @@ class TilesConfig:
     explained_conf: float = 0.5         # ... and a tile read at least this surely
     occluder_min_cells: int = 2         # unexplained cells: a blob this big with skin ...
     occluder_foreign_cells: int = 3     # ... or with this many off-colour cells is a hand
+    skin_tinge: float = 0.15            # a glyphless tile-like cell this much skin may be a
+                                        # pale finger
     skin_edge_frac: float = 0.04        # next to such a blob, a cell this much skin is
     occluder_grow: int = 2              # ... hidden in part (grown this many cells out)
 
@@ -944,7 +946,11 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     # an empty cell unlike its square (a tile washed out by glare?): check it
     conf[off_square & ~blank] = np.minimum(conf[off_square & ~blank], cfg.conf_off_square)
     skin_like = _skin_like(stats, ~is_tile & ~off_square, groups, read_well, cfg)
-    occluded = occlusion(stats, explained, off_square, skin_like, cfg)
+    # ink on a tile-like face, no glyph in it and a tinge of skin: fingers as pale as tiles
+    fingers = is_tile & (stats.skin_frac >= cfg.skin_tinge) & ~skin_like
+    for cell in best:
+        fingers[cell] = False
+    occluded = occlusion(stats, explained, off_square | fingers, skin_like, cfg)
     for r, c in zip(*np.nonzero(occluded)):
         cells[r][c] = None
         conf[r, c] = 0.0
@@ -1189,7 +1195,7 @@ def _square_colour(stats: CellStats, colours: Squares, cfg: TilesConfig) -> np.n
             & (lighter >= -cfg.square_darker_tol) & (lighter <= cfg.square_lighter_tol))
 
 
-def occlusion(stats: CellStats, explained: np.ndarray, off_square: np.ndarray,
+def occlusion(stats: CellStats, explained: np.ndarray, foreign: np.ndarray,
               skin_like: np.ndarray | None = None,
               config: TilesConfig | None = None) -> np.ndarray:
     """(rows, cols) bool: cells a hand or arm hides.
@@ -1198,9 +1204,9 @@ def occlusion(stats: CellStats, explained: np.ndarray, off_square: np.ndarray,
     colour, a tile read with some confidence, a blank). The others are suspect, and a blob
     of them is a hand when it holds a skin-coloured cell (not where skin colour is what
     the square or tile looks like anyway, ``skin_like``) and ``occluder_min_cells``
-    cells, or ``occluder_foreign_cells`` cells ``off_square`` (neither a tile nor its
-    square's colour: a sleeve, a glove, a dark hand) — hard-to-read tiles alone are no
-    hand. Hidden are the blob and its partly covered fringe (a finger over part of a
+    cells, or ``occluder_foreign_cells`` cells ``foreign`` (neither its square's colour
+    nor a tile with a glyph: a sleeve, a glove, fingers as pale as the tiles) —
+    hard-to-read tiles alone are no hand. Hidden are the blob and its partly covered fringe (a finger over part of a
     tile: some skin colour where there should be none)."""
     cfg = config or TilesConfig()
     suspect = ~explained
@@ -1211,7 +1217,7 @@ def occlusion(stats: CellStats, explained: np.ndarray, off_square: np.ndarray,
         return suspect
     n, labels, st, _ = cv2.connectedComponentsWithStats(suspect.astype(np.uint8), connectivity=8)
     n_skin = np.bincount(labels[skin], minlength=n)
-    n_off = np.bincount(labels[off_square & suspect], minlength=n)
+    n_off = np.bincount(labels[foreign & suspect], minlength=n)
     big = [i for i in range(1, n) if (n_skin[i] > 0 and st[i, cv2.CC_STAT_AREA]
                                       >= cfg.occluder_min_cells)
            or n_off[i] >= cfg.occluder_foreign_cells]
