@@ -496,12 +496,14 @@ def _warp(image: np.ndarray, to_out: np.ndarray, size: tuple[int, int],
     crop = image[y0:y1, x0:x1]
     shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1.0]])
     m = to_out @ shift
-    if shrink > 1.6:
-        f = 1.0 / shrink * 1.25
-        crop = cv2.resize(crop, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-        fx, fy = crop.shape[1] / (x1 - x0), crop.shape[0] / (y1 - y0)
-        m = m @ np.linalg.inv(np.array([[fx, 0, 0.5 * fx - 0.5], [0, fy, 0.5 * fy - 0.5],
-                                        [0, 0, 1.0]]))
+    while shrink > 1.6:
+        # exact halvings: OpenCV averages 2x2 blocks ~7x faster than an arbitrary factor
+        ch, cw = crop.shape[0] // 2, crop.shape[1] // 2
+        if min(ch, cw) < 2:
+            break
+        crop = cv2.resize(crop[:2 * ch, :2 * cw], (cw, ch), interpolation=cv2.INTER_AREA)
+        m = m @ np.array([[2.0, 0, 0.5], [0, 2.0, 0.5], [0, 0, 1.0]])
+        shrink /= 2
     return cv2.warpPerspective(crop, m, (w, h), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_CONSTANT)
 
