@@ -96,11 +96,15 @@ def read_board(image_bgr: np.ndarray, game: str, *, profile: Any = None,
     if not location.orientation_certain:
         # the board's own features left its turn open: the tiles lie upright on it
         turns = (0, 1, 2, 3) if g.rows == g.cols else (0, 2)
-        turn = turns[int(np.argmax(tiles.upright_scores(grid, game, read, turns, tiles_cfg)))]
+        scores = tiles.upright_scores(grid, game, read, turns, tiles_cfg)
+        turn = turns[int(np.argmax(scores))]
         if turn:
             location = location.rotated(turn)
             grid = np.ascontiguousarray(np.rot90(grid, turn))
             read = tiles.read_grid(grid, game, **kw)
+        if np.diff(np.sort(scores)[-2:])[0] < tiles_cfg.upright_margin:
+            # a few symmetric tiles (0, 1, 8, +, x) read alike every way up: say so
+            read.confidence[read.is_tile] *= tiles_cfg.conf_turn_unsure
         stage_ms["orient"] = (time.perf_counter() - t3) * 1000
     if tiles_cfg.use_tesseract:
         t4 = time.perf_counter()

@@ -131,7 +131,10 @@ class TilesConfig:
     conf_blank: float = 0.7             # a blank / joker (no ink to confirm it)
 
     set_min_agreement: float = 0.8      # a tile-set photo: share read as the order says
-    upright_cells: int = 24             # tiles read under each turn to settle orientation
+    upright_cells: int = 24             # tiles read under each turn to settle orientation;
+    upright_margin: float = 0.05        # ... the best turn must read this much better
+                                        # (mean log-probability) than the next, else ...
+    conf_turn_unsure: float = 0.5       # ... every tile's confidence is scaled by this
     own_glyphs_likeness: float = 0.85   # a set's learned glyphs sharpen the reading when the
                                         # board's glyphs look this much like them
 
