@@ -69,3 +69,20 @@ def test_real_mathable_photos_read_end_to_end(real_truth):
         out = reading.to_json()
         assert set(out) >= CONTRACT_KEYS and out["rows"] == out["cols"] == 14
     assert wrong == {}
+
+
+@pytest.mark.parametrize("azimuth", [20, 110, 200, 290])
+def test_a_symmetric_board_is_turned_the_way_its_tokens_read(azimuth):
+    """Calculissimo's board is the same every way up (no markers on an own set): the
+    reader turns it so that its tokens read upright, whichever side the photo was taken
+    from."""
+    render = pytest.importorskip("samples.render")
+    cells = render.random_cells("calculissimo", np.random.default_rng(azimuth), fill=0.25)
+    img, truth = render.render_photo("calculissimo", cells, tier=2, seed=azimuth, hand=False,
+                                     camera={"azimuth": azimuth, "elevation": 75},
+                                     blur=0.5, fonts="held_out")
+    reading = read_board(img, "calculissimo")
+    cell_px = truth["camera"]["min_cell_px"]
+    assert np.abs(reading.grid_corners - np.array(truth["grid_corners"])).max() < 0.25 * cell_px
+    right = sum(a == b for ra, rb in zip(reading.cells, truth["cells"]) for a, b in zip(ra, rb))
+    assert right >= 0.98 * truth["rows"] * truth["cols"]
