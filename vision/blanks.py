@@ -179,24 +179,25 @@ def face_outlines(grid_bgr: np.ndarray, rows: int, cols: int,
     w = cfg.strip_px
     along = np.rint(np.asarray(cfg.strips) * q).astype(int)     # px from the side's middle
     k = len(along)
-    at_x = ((m + q // 2 + along)[None, :] + (np.arange(cols) * q)[:, None]).ravel()
-    at_y = ((m + q // 2 + along)[None, :] + (np.arange(rows) * q)[:, None]).ravel()
+    at_x = ((m + q // 2 - w // 2 + along)[None, :] + (np.arange(cols) * q)[:, None]).ravel()
+    at_y = ((m + q // 2 - w // 2 + along)[None, :] + (np.arange(rows) * q)[:, None]).ravel()
     o = q + 2 * m - n               # where the bottom (right) profile's inner end lies
-    h_strips = cv2.blur(pad, (w, 1))[:, at_x]      # (Hp, cols*k, 3): strips running down
-    v_strips = cv2.blur(pad, (1, w))[at_y]         # (rows*k, Wp, 3): running across
     face8 = face.astype(np.uint8)
     dist = np.zeros((len(sel_r), 4, k, n), np.uint16)
-    for ch in range(3):
-        hs = h_strips[..., ch].reshape(-1, cols, k)                      # (Hp, cols, k)
-        vs = v_strips[..., ch].reshape(rows, k, -1)                      # (rows, k, Wp)
-        top = hs[:rows * q].reshape(rows, q, cols, k)[:, :n][sel_r, :, sel_c]
-        bot = hs[o:o + rows * q].reshape(rows, q, cols, k)[:, :n][sel_r, :, sel_c]
+    for ch, plane in enumerate(cv2.split(pad)):
+        # strips running down (top, bottom sides) are rows of the turned plane
+        turned = cv2.transpose(plane)
+        hs = sum(turned[at_x + j].astype(np.uint16) for j in range(w))
+        vs = sum(plane[at_y + j].astype(np.uint16) for j in range(w))
+        hs = ((hs + w // 2) // w).astype(np.uint8).reshape(cols, k, -1)     # (cols, k, Hp)
+        vs = ((vs + w // 2) // w).astype(np.uint8).reshape(rows, k, -1)     # (rows, k, Wp)
+        top = hs[:, :, :rows * q].reshape(cols, k, rows, q)[..., :n][sel_c, :, sel_r]
+        bot = hs[:, :, o:o + rows * q].reshape(cols, k, rows, q)[..., :n][sel_c, :, sel_r]
         left = vs[:, :, :cols * q].reshape(rows, k, cols, q)[..., :n][sel_r, :, sel_c]
         right = vs[:, :, o:o + cols * q].reshape(rows, k, cols, q)[..., :n][sel_r, :, sel_c]
         f = face8[:, ch, None, None]
-        for i, prof in enumerate((top.transpose(0, 2, 1), bot.transpose(0, 2, 1)[..., ::-1],
-                                  left, right[..., ::-1])):   # (cells, k, n) outside in
-            dist[:, i] += np.maximum(prof, f) - np.minimum(prof, f)
+        for i, prof in enumerate((top, bot[..., ::-1], left, right[..., ::-1])):
+            dist[:, i] += np.maximum(prof, f) - np.minimum(prof, f)    # (cells, k, n)
     d = dist.astype(np.float32)
     if _debug is not None:
         _debug.update(d=d, face=face, tau=tau, sel=(sel_r, sel_c))
@@ -216,23 +217,25 @@ def face_outlines(grid_bgr: np.ndarray, rows: int, cols: int,
           & (np.maximum(d0, before) >= cfg.strong * t))           # ... of a real edge
 
     # a line through each side's crossings, the worst strips dropped
-    x = np.broadcast_to(along.astype(np.float32), at.shape)
+    x = along.astype(np.float32)
+    powers = np.stack([np.ones_like(x), x, x * x], axis=1)          # (k, 3)
     wgt = ok.astype(np.float32)
     for it in range(k - cfg.min_strips + 1):
-        cnt = wgt.sum(-1)
-        s = np.maximum(cnt, 1)
-        mx = (wgt * x).sum(-1) / s
-        my = (wgt * at).sum(-1) / s
-        dxs = (x - mx[..., None]) * wgt
-        slope = (dxs * (at - my[..., None])).sum(-1) / np.maximum((dxs * dxs).sum(-1), 1e-6)
-        icpt = my - slope * mx                                     # at the side's middle
+        s0, sx, sxx = np.moveaxis(wgt @ powers, -1, 0)
+        sy, sxy = np.moveaxis((wgt * at) @ powers[:, :2], -1, 0)
+        det = s0 * sxx - sx * sx
+        slope = (s0 * sxy - sx * sy) / np.where(det > 1e-6, det, np.inf)
+        icpt = (sy - slope * sx) / np.maximum(s0, 1)               # at the side's middle
         res = np.abs(at - (icpt[..., None] + slope[..., None] * x)) * wgt
+        cnt = s0
         if it == k - cfg.min_strips:
             break
+        drop = (res.max(-1) > cfg.line_tol) & (cnt > cfg.min_strips)
+        if not drop.any():
+            break
         worst = res.argmax(-1)[..., None]
-        drop = ((res.max(-1) > cfg.line_tol) & (cnt > cfg.min_strips))[..., None]
-        np.put_along_axis(wgt, worst, np.where(drop, 0.0, np.take_along_axis(wgt, worst, -1)),
-                          -1)
+        np.put_along_axis(wgt, worst, np.where(drop[..., None], 0.0,
+                                               np.take_along_axis(wgt, worst, -1)), -1)
     if _debug is not None:
         _debug.update(at=at, ok=ok, wgt=wgt)
     cnt = wgt.sum(-1)
@@ -281,6 +284,15 @@ def face_outlines(grid_bgr: np.ndarray, rows: int, cols: int,
     return Outlines(q, full(width), full(height), full(dx), full(dy), full(turn),
                     full(spread), full(cnt.min(-1), 0.0), full(rms.max(-1)),
                     full(inked, True), full(inset), full(slopes))
+
+
+def _nanmedian(a: np.ndarray) -> np.ndarray:
+    """Median over the last axis leaving out NaNs (NaN where all are)."""
+    a = np.sort(a, axis=-1)                          # NaNs go last
+    n = (~np.isnan(a)).sum(-1)[..., None]
+    lo = np.take_along_axis(a, np.maximum(n - 1, 0) // 2, -1)
+    hi = np.take_along_axis(a, n // 2 - (n == 0), -1)
+    return np.where(n > 0, (lo + hi) / 2, np.nan)[..., 0]
 
 
 def _expected(values: np.ndarray, sel: np.ndarray, cfg: BlanksConfig) -> np.ndarray:
@@ -354,20 +366,24 @@ def unlike_empty(out: Outlines, bare: np.ndarray, groups: np.ndarray, taken: np.
     nb = [(slice(0, rows), slice(1, cols + 1)), (slice(2, rows + 2), slice(1, cols + 1)),
           (slice(1, rows + 1), slice(0, cols)), (slice(1, rows + 1), slice(2, cols + 2))]
     dev = vals - exp
-    for side, win in enumerate(nb):
-        for kind in (~t[win] & ~e[win], t[win] & ~e[win], e[win]):
-            for i in (side, side + 4):          # the side's place, its slope
-                ref = bare & kind & np.isfinite(dev[..., i])
-                if ref.sum() >= cfg.min_empty:
-                    # how far those cells' sides lie from the plane, and how much that
-                    # varies (a neighbour's shadow and sides vary more): only beyond
-                    # that does a side tell anything
-                    mid = np.median(dev[ref, i])
-                    spread = cfg.side_spread * 1.4826 * np.median(np.abs(dev[ref, i] - mid))
-                    x = dev[kind, i] - mid
-                    dev[kind, i] = np.sign(x) * np.maximum(np.abs(x) - spread, 0.0)
-                else:           # not known here: that side tells nothing
-                    dev[kind, i] = 0.0
+    # each side's neighbour: (4 sides, rows, cols) 0 free, 1 a tile, 2 the board's edge
+    kind = np.stack([np.where(e[win], 2, np.where(t[win], 1, 0)) for win in nb])
+    kind = np.concatenate([kind, kind])                      # places, then slopes
+    # how far the empty squares' sides lie from the plane beside each kind of neighbour,
+    # and how much that varies (a neighbour's shadow and sides vary more): only beyond
+    # that does a side tell anything; where too few tell, nothing
+    d = np.moveaxis(dev, -1, 0)                              # (8, rows, cols)
+    ref = bare & np.isfinite(d)
+    cls = np.stack([np.where(ref & (kind == k), d, np.nan) for k in range(3)], axis=1)
+    cls = cls.reshape(8, 3, -1)                                         # (8, 3, cells)
+    enough = (~np.isnan(cls)).sum(-1) >= cfg.min_empty
+    mid = _nanmedian(cls)                                               # (8, 3)
+    spread = cfg.side_spread * 1.4826 * _nanmedian(np.abs(cls - mid[..., None]))
+    idx = np.arange(8)[:, None, None]
+    x = d - mid[idx, kind]
+    d = np.where(enough[idx, kind], np.sign(x) * np.maximum(np.abs(x) - spread[idx, kind], 0.0),
+                 0.0)
+    dev = np.moveaxis(d, 0, -1)
     d_t, d_b, d_l, d_r = (dev[..., i] for i in range(4))
     shrink = np.minimum(d_t + d_b, d_l + d_r)
     shift = np.hypot((d_l - d_r) / 2, (d_t - d_b) / 2)
