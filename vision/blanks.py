@@ -81,9 +81,9 @@ class BlanksConfig:
 
     # -- unlike the empty squares (what an empty square's outline is in this photo)
     min_empty: int = 3             # ink-less cells a group needs to tell its outline
+    plane_empty: int = 8           # ... and to fit it as a plane across the board
     side_spread: float = 1.0       # a side's place tells only beyond this many robust
                                    # spreads of the empty squares' beside alike neighbours
-    plane_empty: int = 8           # ... and to fit it as a plane across the board
     # The evidence that a face is a tile's adds up: a face this much narrower on both
     # axes than an empty square's ...
     shrink_unit: float = 0.094
@@ -93,13 +93,15 @@ class BlanksConfig:
     colour_cap: float = 25.0       # ... (up to this far: glare whitens a square beyond)
                                    # ... each count 1 (the sides beside a tile or the
                                    # board's edge beyond what they do to empty squares
-                                   # here). An empty square's evidence stays under 2 (but
-                                   # beside a hand) ...
-    evidence: float = 2.2          # ... a blank's reaches this (2/3 of blank jokers and
+                                   # here). Of ~90 000 empty squares in ~1 000 renders
+                                   # none reached 2.2 (1 reached 2.0); beside a hand a
+                                   # few do (such a frame is rejected anyway) ...
+    evidence: float = 2.2          # ... a blank's reaches this (~70 % of blank jokers and
                                    # blanks in renders: the others look like the square
                                    # under them: about its size, straight, centred) ...
     colour_min: float = 4.0        # ... and its face's colour differs at least this much
-                                   # from its square's (empty squares: < 1.4 in 75 %)
+                                   # from its square's (an empty square's: < 1.4 in 75 %,
+                                   # > 4 in a few %: glare, a shadow)
     max_chroma: float = 45.0       # a tile's face is not vivid (pale wood ~30)
     min_l: float = 100.0           # ... nor dark (balanced Lab L; tiles are light)
     near: int = 2                  # the empty squares this many cells around ...
@@ -139,7 +141,6 @@ class Outlines:
                 & (self.height >= lo) & (self.height <= hi))
 
 
-_debug = None
 _SIGN = np.array([1.0, -1.0, -1.0, 1.0])   # side slopes that agree for a turned square
                                            # (top, bottom, left, right)
 
@@ -199,8 +200,6 @@ def face_outlines(grid_bgr: np.ndarray, rows: int, cols: int,
         for i, prof in enumerate((top, bot[..., ::-1], left, right[..., ::-1])):
             dist[:, i] += np.maximum(prof, f) - np.minimum(prof, f)    # (cells, k, n)
     d = dist.astype(np.float32)
-    if _debug is not None:
-        _debug.update(d=d, face=face, tau=tau, sel=(sel_r, sel_c))
 
     # where, going out from the centre, the colour first leaves the face (subpixel)
     t = tau[:, None, None, None]
@@ -236,8 +235,6 @@ def face_outlines(grid_bgr: np.ndarray, rows: int, cols: int,
         worst = res.argmax(-1)[..., None]
         np.put_along_axis(wgt, worst, np.where(drop[..., None], 0.0,
                                                np.take_along_axis(wgt, worst, -1)), -1)
-    if _debug is not None:
-        _debug.update(at=at, ok=ok, wgt=wgt)
     cnt = wgt.sum(-1)
     rms = np.sqrt((res ** 2).sum(-1) / np.maximum(cnt, 1))
     inset = icpt + 0.5 - m
@@ -388,8 +385,6 @@ def unlike_empty(out: Outlines, bare: np.ndarray, groups: np.ndarray, taken: np.
     shrink = np.minimum(d_t + d_b, d_l + d_r)
     shift = np.hypot((d_l - d_r) / 2, (d_t - d_b) / 2)
     turn = np.degrees(np.arctan(np.abs(np.median(dev[..., 4:], axis=-1))))
-    if _debug is not None:
-        _debug.update(shrink=shrink / q, shift=shift / q, turn=turn)
     return shrink / (cfg.shrink_unit * q) + shift / (cfg.shift_unit * q) + turn / cfg.turn_unit
 
 
@@ -444,9 +439,6 @@ def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
         d_near = np.sqrt((cfg.l_weight * d[:, 0]) ** 2 + d[:, 1] ** 2 + d[:, 2] ** 2)
         d_sq = np.fmin(d_near, colours.d_square[r, c])
         evidence[r, c] = dev[r, c] + np.minimum(d_sq, cfg.colour_cap) / cfg.colour_unit
-        if _debug is not None:
-            _debug['d_sq'] = np.full((rows, cols), np.nan)
-            _debug['d_sq'][r, c] = d_sq
         blank[r, c] |= (d_sq >= cfg.colour_min) & (evidence[r, c] >= cfg.evidence)
     return blank, out, evidence
 
