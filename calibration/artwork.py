@@ -483,6 +483,8 @@ def _tile_cached(game: str, value, style: Style, size_px: int) -> np.ndarray:
     if value == JOKER:
         if style.joker_face == "star":
             draw.polygon(_star(centre, 0.3 * S), fill=(*style.numeral_rgb, 255))
+    elif game == "calculissimo" and style.operator_shapes and str(value) in CALCULISSIMO_GLYPHS:
+        _draw_operator(draw, str(value), centre, S, (*style.numeral_rgb, 255))
     elif value != BLANK:
         text = str(value)
         glyph = CALCULISSIMO_GLYPHS.get(text, text) if game == "calculissimo" else text
@@ -502,6 +504,38 @@ def _tile_cached(game: str, value, style: Style, size_px: int) -> np.ndarray:
     out = np.ascontiguousarray(rgba[:, :, [2, 1, 0, 3]])
     out.setflags(write=False)
     return out
+
+
+# Operators drawn for a camera (style.operator_shapes), in tile sides: bars of this length
+# and stroke; the ÷ dots this wide and this far from the bar's centre, so that a blurred
+# photo keeps them apart from the bar (a font's ÷ blurs into a +).
+_OP_BAR, _OP_STROKE = 0.5, 0.09
+_OP_DOT, _OP_DOT_OFFSET = 0.13, 0.22
+
+
+def _draw_operator(draw, op: str, centre, S: float, fill) -> None:
+    cx, cy = centre
+    h, w = _OP_BAR * S / 2, _OP_STROKE * S / 2
+
+    def bar(angle_deg: float, half: float = h):
+        a = math.radians(angle_deg)
+        dx, dy = math.cos(a), math.sin(a)
+        draw.polygon([(cx - half * dx - w * dy, cy - half * dy + w * dx),
+                      (cx + half * dx - w * dy, cy + half * dy + w * dx),
+                      (cx + half * dx + w * dy, cy + half * dy - w * dx),
+                      (cx - half * dx + w * dy, cy - half * dy - w * dx)], fill=fill)
+
+    if op in "+-/":
+        bar(0)
+    if op == "+":
+        bar(90)
+    if op == "x":
+        bar(45, h * 1.1)
+        bar(-45, h * 1.1)
+    if op == "/":
+        r = _OP_DOT * S / 2
+        for dy in (-_OP_DOT_OFFSET * S, _OP_DOT_OFFSET * S):
+            draw.ellipse((cx - r, cy + dy - r, cx + r, cy + dy + r), fill=fill)
 
 
 def _draw_mark(draw, ink, S, style: Style):

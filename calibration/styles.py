@@ -105,6 +105,9 @@ class Style:
     mark_scope: str = "ambiguous"         # "six_nine": only 6 and 9; "ambiguous": every
                                           # value that reads as another value upside down
     joker_face: str = "star"              # Calculissimo joker: "star" or "blank"
+    operator_shapes: bool = False         # + − × ÷ drawn as shapes made for a camera (a ÷
+                                          # whose dots stay apart from its bar in a blurred
+                                          # photo) rather than the font's glyphs
     joker_rgb: RGB = (255, 255, 255)
 
     # -- Mastermind
@@ -203,7 +206,7 @@ def print_style(game: str) -> Style:
                      squares=_mixmath_squares(colours))
     if game == "calculissimo":
         return Style(name="print-calculissimo", squares=_calculissimo_squares(),
-                     tile_rgb=(250, 243, 222))
+                     tile_rgb=(250, 243, 222), operator_shapes=True)
     if game == "mastermind":
         return Style(name="print-mastermind", board_rgb=(214, 208, 196),
                      cell_rgb=(214, 208, 196), line_mm=0.0)

@@ -534,7 +534,10 @@ def _group_components(st: np.ndarray, comps: list[int], p: int, origin: tuple[in
     drop = set()
     for u in keep:
         xu, yu, wu, hu, au = st[u]
-        flat = hu < cfg.underline_flat * wu
+        # flat with nothing under it (a ÷'s bar has its lower dot)
+        flat = hu < cfg.underline_flat * wu and not any(
+            st[t][1] >= yu + hu and min(xu + wu, st[t][0] + st[t][2]) > max(xu, st[t][0])
+            for t in keep if t != u)
         for t in keep:
             xt, yt, wt, ht, at = st[t]
             if t == u or ht < cfg.underline_taller * hu or min(xu + wu, xt + wt) <= max(xu, xt):
