@@ -16,7 +16,11 @@ cell (r, c) is ``grid[r*p:(r+1)*p, c*p:(c+1)*p]``. One pass over the whole grid:
 3. **Glyph classifier** (:mod:`vision.digits`): shape features and a small model trained on
    many fonts, one batched call for the whole board; a Mixmath number must be in the tile
    set (0..20 and products of two numbers 1..10): the best *valid* reading is chosen, and
-   its probability is the cell's confidence.
+   its probability is the cell's confidence. Doubtful cells are cut again in other ways
+   (:func:`other_cuts`); on Mixmath a whole-tile model (:mod:`vision.tilemodel`: all the
+   ink round the glyphs, uncut, scored over the 46 tile values) is a second opinion
+   multiplied in (:func:`combine_readings`): a 0 broken in two arcs or a digit the
+   cutting dropped reads right, or comes out unsure.
 4. **Tesseract** only for cells still unsure, all pasted into one strip image and read in
    one ``pytesseract`` call per board (digits only; tokens rely on the classifier).
 5. **Occlusion**: skin-coloured cells, or cells whose face is neither board nor tile,
