@@ -21,8 +21,9 @@ mistakes included: synthetic tiles (:func:`vision.digits.synth_cell`, values dra
 uniformly) and the Mixmath tiles of rendered photos (:func:`vision.digits.rendered_tiles`).
 The weights ship in ``vision/models/tiles.npz``; rebuild them (seeded, reproducible)::
 
-    python -m vision.tilemodel --train       # ~ 6 minutes on one core (seeded; the fit
-                                             # may differ in the last bits with BLAS threads)
+    python -m vision.tilemodel --train       # ~ 6 minutes on one core (seeded: the same
+                                             # data; the fitted weights were not bit for
+                                             # bit the same twice, BLAS threading?)
     python -m vision.tilemodel --eval        # held-out fonts: tile model, glyphs, both
 
 >>> len(TILE_VALUES), TILE_VALUES[:3], TILE_VALUES[-3:]
