@@ -69,9 +69,6 @@ N_FEATURES = HOG_BINS * HOG_CELLS ** 2 + POOL_PX ** 2 + 6 * GLYPH_PX + 3
 
 MODEL_PATH = Path(__file__).parent / "models" / "glyphs.npz"
 
-_HOG_CELL_OF_PIXEL = ((np.arange(GLYPH_PX)[:, None] // (GLYPH_PX // HOG_CELLS)) * HOG_CELLS
-                      + np.arange(GLYPH_PX)[None, :] // (GLYPH_PX // HOG_CELLS)).reshape(-1)
-"""(GLYPH_PX ** 2,) the HOG cell of each pixel of the normalised glyph, row-major."""
 
 
 # ----------------------------------------------------------------------------- features
@@ -108,6 +105,25 @@ def glyph_features(images: list[np.ndarray], heights: np.ndarray | None = None) 
     if n == 0:
         return np.zeros((0, N_FEATURES), np.float32)
     g = np.stack([normalise_glyph(im) for im in images])                   # (N, G, G)
+    shape = shape_features(g, GLYPH_PX // HOG_CELLS, GLYPH_PX // POOL_PX)
+    shapes = np.array([im.shape for im in images], np.float32)
+    aspect = np.log((shapes[:, 1] + 1) / (shapes[:, 0] + 1))
+    hts = np.full(n, 0.4, np.float32) if heights is None else np.asarray(heights, np.float32)
+    aux = np.stack([aspect, hts, g.mean(axis=(1, 2))], axis=1)
+    return np.concatenate([shape, aux], axis=1).astype(np.float32)
+
+
+def shape_features(g: np.ndarray, hog_cell: int, pool: int) -> np.ndarray:
+    """(N, D) shape features of N normalised soft-ink images ``g`` (N, H, W): a HOG
+    (HOG_BINS signed orientations in ``hog_cell`` x ``hog_cell`` px cells), the ink pooled
+    ``pool`` x ``pool``, its row and column projections and its outline (how deep the ink
+    starts from each side, per row / column). H and W are multiples of both sizes;
+    D = HOG_BINS * (H / hog_cell) * (W / hog_cell) + (H / pool) * (W / pool) + 3 * (H + W)."""
+    n, height, width = g.shape
+    cols = width // hog_cell
+    n_cells = (height // hog_cell) * cols
+    cell_of_pixel = ((np.arange(height)[:, None] // hog_cell) * cols
+                     + np.arange(width)[None, :] // hog_cell).reshape(-1)
     gp = np.pad(g, ((0, 0), (1, 1), (1, 1)))
     gx = gp[:, 1:-1, 2:] - gp[:, 1:-1, :-2]
     gy = gp[:, 2:, 1:-1] - gp[:, :-2, 1:-1]
@@ -117,16 +133,15 @@ def glyph_features(images: list[np.ndarray], heights: np.ndarray | None = None) 
     w1 = ang - np.floor(ang)
     b1 = (b0 + 1) % HOG_BINS
     # each pixel's magnitude split between its two nearest orientations, summed per
-    # (glyph, orientation, cell) in one bincount
-    n_cells = HOG_CELLS * HOG_CELLS
-    base = np.arange(n)[:, None] * (HOG_BINS * n_cells) + _HOG_CELL_OF_PIXEL
+    # (image, orientation, cell) in one bincount
+    base = np.arange(n)[:, None] * (HOG_BINS * n_cells) + cell_of_pixel
     hog = np.bincount(np.concatenate([(base + b0 * n_cells).ravel(),
                                       (base + b1 * n_cells).ravel()]),
                       np.concatenate([(mag * (1 - w1)).ravel(), (mag * w1).ravel()]),
                       minlength=n * HOG_BINS * n_cells).reshape(n, -1)
     hog = np.sqrt(hog)
     hog /= np.linalg.norm(hog, axis=1, keepdims=True) + 1e-6
-    q = GLYPH_PX // POOL_PX
+    q = pool
     pooled = sum(g[:, i::q, j::q] for i in range(q) for j in range(q)).reshape(n, -1) / (q * q)
     total = g.sum(axis=(1, 2))[:, None] + 1e-6
     proj = np.concatenate([g.sum(axis=2), g.sum(axis=1)], axis=1) / total
@@ -134,17 +149,11 @@ def glyph_features(images: list[np.ndarray], heights: np.ndarray | None = None) 
     # open left side of a 3, the hook of a 6, the flag of a 1)
     ink = g > 0.5
     rows_in, cols_in = ink.any(axis=2), ink.any(axis=1)
-    side = float(GLYPH_PX)
-    profiles = [np.where(rows_in, ink.argmax(axis=2), side),
-                np.where(rows_in, ink[:, :, ::-1].argmax(axis=2), side),
-                np.where(cols_in, ink.argmax(axis=1), side),
-                np.where(cols_in, ink[:, ::-1, :].argmax(axis=1), side)]
-    outline = np.concatenate(profiles, axis=1) / side
-    shapes = np.array([im.shape for im in images], np.float32)
-    aspect = np.log((shapes[:, 1] + 1) / (shapes[:, 0] + 1))
-    hts = np.full(n, 0.4, np.float32) if heights is None else np.asarray(heights, np.float32)
-    aux = np.stack([aspect, hts, g.mean(axis=(1, 2))], axis=1)
-    return np.concatenate([hog, pooled, proj, outline, aux], axis=1).astype(np.float32)
+    profiles = [np.where(rows_in, ink.argmax(axis=2), width) / float(width),
+                np.where(rows_in, ink[:, :, ::-1].argmax(axis=2), width) / float(width),
+                np.where(cols_in, ink.argmax(axis=1), height) / float(height),
+                np.where(cols_in, ink[:, ::-1, :].argmax(axis=1), height) / float(height)]
+    return np.concatenate([hog, pooled, proj] + profiles, axis=1)
 
 
 # -------------------------------------------------------------------------------- model
@@ -736,9 +745,10 @@ RENDER_TRAIN_SEED = 900_000
 benchmark seeds."""
 
 
-def rendered_tiles(n_photos: int, seed: int, fonts: str, px: int = 64):
+def rendered_tiles(n_photos: int, seed: int, fonts: str, px: int = 64,
+                   games: tuple[str, ...] | None = None):
     """Tiles of whole rendered photos (:mod:`samples.render`, no hand): ``n_photos`` of each
-    game and tier, the full range of camera, light and (tier 2) set looks with numerals in
+    game (``games``, default both) and tier, the full range of camera, light and (tier 2) set looks with numerals in
     ``fonts`` faces; each photo rectified from its true grid corners and cut by
     :func:`vision.tiles.ink_glyphs`. Yields (game, tier, CellGlyphs of the tiles,
     {(row, col): text}, the tile test's (rows, cols) bool answer) per photo."""
@@ -746,6 +756,8 @@ def rendered_tiles(n_photos: int, seed: int, fonts: str, px: int = 64):
 
     from . import board, tiles
     for salt, game in enumerate(tiles.GAMES):
+        if games is not None and game not in games:
+            continue
         for tier in (1, 2):
             for i in range(n_photos):
                 image, truth, _ = sample_photo(game, tier, photo_seed(
@@ -823,27 +835,42 @@ SURE = 0.9
 
 
 def evaluate_renders(model: GlyphModel, n_photos: int = 50, seed: int = RENDER_EVAL_SEED,
-                     fonts: str = "held_out") -> dict:
+                     fonts: str = "held_out", games: tuple[str, ...] | None = None,
+                     config=None, tile_only: bool = False) -> dict:
     """Tile readings on rendered photos (:func:`rendered_tiles`, tier 2 in ``fonts``), by
     game and tier: tiles, misread (any wrong value, also when cut into the wrong number of
     glyphs) and sure-misread (wrong with confidence >= :data:`SURE`) shares in %, and the
-    share of right readings below SURE (sent to the fallback)."""
-    from . import tiles
+    share of right readings below SURE (sent to the fallback).
+
+    The glyph classifier alone on the plain cut, or, with ``config`` (a
+    :class:`vision.tiles.TilesConfig`), the reader's own decoding
+    (:func:`vision.tiles.read_numbers`: other cuts of doubtful cells and, on Mixmath, the
+    whole-tile model); ``tile_only``: the tile model alone (Mixmath)."""
+    from . import tiles, tilemodel
     out: dict = {}
-    for game, tier, found, texts, _ in rendered_tiles(n_photos, seed, fonts):
+    for game, tier, found, texts, _ in rendered_tiles(n_photos, seed, fonts, games=games):
         found = [cg for cg in found if cg.glyphs]
-        glyphs = [g for cg in found for g in cg.glyphs]
-        feats = glyph_features([g.image for g in glyphs], [g.box[3] / 64 for g in glyphs])
         mixmath = game == "mixmath"
-        probs = model.predict_proba(feats, DIGIT_CLASSES if mixmath else None)
+        if tile_only:
+            if not mixmath:
+                continue
+            probs = tilemodel.tile_probs(tilemodel.load_tile_model(),
+                                         tilemodel.cell_features(found, 64))
+            reads = [(tilemodel.TILE_VALUES[int(np.argmax(pr))], float(pr.max()))
+                     for pr in probs]
+        elif config is not None:
+            best = tiles.read_numbers(found, 64, game, config)
+            reads = [best[cg.cell][:2] for cg in found]
+        else:
+            glyphs = [g for cg in found for g in cg.glyphs]
+            feats = glyph_features([g.image for g in glyphs], [g.box[3] / 64 for g in glyphs])
+            probs = model.predict_proba(feats, DIGIT_CLASSES if mixmath else None)
+            parts = np.split(probs, np.cumsum([len(cg.glyphs) for cg in found])[:-1])
+            reads = [(tiles.decode_mixmath(p, cg.seg_ok) if mixmath
+                      else tiles.decode_token(p, cg.seg_ok))[:2] for cg, p in zip(found, parts)]
         tally = out.setdefault(f"{game} tier {tier}", {"tiles": 0, "misread": 0, "sure": 0,
                                                        "unsure right": 0})
-        k = 0
-        for cg in found:
-            p = probs[k:k + len(cg.glyphs)]
-            k += len(cg.glyphs)
-            value, q, _ = (tiles.decode_mixmath(p, cg.seg_ok) if mixmath
-                           else tiles.decode_token(p, cg.seg_ok))
+        for cg, (value, q) in zip(found, reads):
             right = str(value) == texts[cg.cell]
             tally["tiles"] += 1
             tally["misread"] += not right

@@ -16,7 +16,11 @@ cell (r, c) is ``grid[r*p:(r+1)*p, c*p:(c+1)*p]``. One pass over the whole grid:
 3. **Glyph classifier** (:mod:`vision.digits`): shape features and a small model trained on
    many fonts, one batched call for the whole board; a Mixmath number must be in the tile
    set (0..20 and products of two numbers 1..10): the best *valid* reading is chosen, and
-   its probability is the cell's confidence.
+   its probability is the cell's confidence. Doubtful cells are cut again in other ways
+   (:func:`other_cuts`); on Mixmath a whole-tile model (:mod:`vision.tilemodel`: all the
+   ink round the glyphs, uncut, scored over the 46 tile values) is a second opinion
+   multiplied in (:func:`combine_readings`): a 0 broken in two arcs or a digit the
+   cutting dropped reads right, or comes out unsure.
 4. **Tesseract** only for cells still unsure, all pasted into one strip image and read in
    one ``pytesseract`` call per board (digits only; tokens rely on the classifier).
 5. **Occlusion**: skin-coloured cells, or cells whose face is neither board nor tile,
@@ -41,7 +45,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from . import digits
+from . import digits, tilemodel
 from .blanks import BlanksConfig, find_blanks
 
 GAMES = ("mixmath", "calculissimo")
@@ -59,6 +63,7 @@ def mixmath_tile_values() -> frozenset[int]:
 
 
 MIXMATH_VALUES = mixmath_tile_values()
+_PAIR_VALUES = sorted(v for v in MIXMATH_VALUES if v >= 10)   # two-digit tiles, ascending
 
 
 @dataclass(frozen=True)
@@ -111,6 +116,19 @@ class TilesConfig:
     recut_columns: int = 7              # ... in two at this many columns (other_cuts)
     other_cut_prior: float = 0.7        # another way of cutting a cell into glyphs must read
                                         # this much better than the plain cut to be taken
+    tile_weight: float = 0.4            # exponent of the whole-tile model's probabilities
+                                        # (vision.tilemodel) against the glyph reading's
+                                        # (0: glyphs alone; 1 reads about as well but is
+                                        # sure of more of its mistakes)
+    tile_floor: float = 0.03            # glyph evidence of a value no cut reads (a pair
+                                        # when the cut found one glyph, a digit the cutting
+                                        # dropped): the tile model must be that much surer
+                                        # (0.06: a real 81 with a tile's edge beside it,
+                                        # read "6" by the tile model, is lost)
+    area_min_h: float = 0.25            # the ink the tile model reads (_ink_area): at least
+    area_aspect: float = 1.6            # this high (of a cell), this wide (of its height:
+    area_margin: float = 0.1            # a pair of digits) and this much higher than the
+                                        # glyphs above and below
 
     lab_l_weight: float = 0.5           # lightness counts half in colour distances (shade)
     wb_light_share: float = 0.3         # the lightest cells set the white balance ...
@@ -219,6 +237,8 @@ class CellGlyphs:
     cell: tuple[int, int]
     glyphs: list[Glyph] = field(default_factory=list)
     seg_ok: bool = True
+    area: Glyph | None = None   # all the soft ink round the glyphs, uncut and unfiltered
+                                # (:func:`_ink_area`): what the tile model reads
 
 
 def _grid_shape(game: str, shape: tuple[int, int] | None, profile: Any) -> tuple[int, int]:
@@ -423,8 +443,37 @@ def ink_glyphs(grid_bgr: np.ndarray, rows: int, cols: int, stats: CellStats,
                                      contrast, (r, c), cfg)
         n_max = 2 if split_pairs else 1
         cg.seg_ok = ok and 1 <= len(cg.glyphs) <= n_max
+        if cg.glyphs:
+            cg.area = _ink_area(grey, inside, cg.glyphs, (c * p, r * p, p), boxes[r, c],
+                                face, contrast, cfg)
         out.append(cg)
     return out
+
+
+def _ink_area(grey: np.ndarray, inside: np.ndarray, glyphs: list[Glyph],
+              cell: tuple[int, int, int], box: np.ndarray, face: float, contrast: float,
+              cfg: TilesConfig) -> Glyph:
+    """All the ink round a cell's glyphs, as the cutting did not see it: a box centred on
+    them, at least ``area_min_h`` of a cell high and ``area_aspect`` times as wide as high
+    (room for a digit the cutting dropped beside the one it kept), inside the tile's ink
+    zone (``box``: x0, y0, x1, y1 in the cell), with the soft ink (face - grey) / contrast
+    of every pixel darker than the grow level, whatever component it belongs to."""
+    ox, oy, p = cell
+    x0 = min(g.box[0] for g in glyphs)
+    y0 = min(g.box[1] for g in glyphs)
+    x1 = max(g.box[0] + g.box[2] for g in glyphs)
+    y1 = max(g.box[1] + g.box[3] for g in glyphs)
+    h = max(y1 - y0, cfg.area_min_h * p) * (1 + 2 * cfg.area_margin)
+    w = max(x1 - x0, cfg.area_aspect * h)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    bx0, by0, bx1, by1 = (int(v) for v in box)
+    ax0, ax1 = max(ox + bx0, int(round(cx - w / 2))), min(ox + bx1, int(round(cx + w / 2)))
+    ay0, ay1 = max(oy + by0, int(round(cy - h / 2))), min(oy + by1, int(round(cy + h / 2)))
+    ink = (face - grey[ay0:ay1, ax0:ax1].astype(np.float32)) * (1.0 / contrast)
+    np.clip(ink, 0, 1, out=ink)
+    ink[ink < cfg.ink_grow_level] = 0
+    ink *= inside[ay0:ay1, ax0:ax1]
+    return Glyph(glyphs[0].cell, ink, (ax0, ay0, ax1 - ax0, ay1 - ay0))
 
 
 def other_cuts(glyphs: list[Glyph], n_max: int, config: TilesConfig | None = None
@@ -899,35 +948,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     mixmath = game == "mixmath"
     found = ink_glyphs(grid_bgr, rows, cols, stats, is_tile, split_pairs=mixmath, config=cfg)
     clock("cells.segment")
-    model = digits.load_model()
-    classes = digits.DIGIT_CLASSES if mixmath else None
     own = digits.load_set_glyphs(getattr(profile, "glyphs", None))
-    p = grid_bgr.shape[0] / rows
-
-    def classify(cuts: list[list[Glyph]]) -> list[np.ndarray]:
-        """Class probabilities of each cut's glyphs, all in one batch."""
-        glyphs = [g for cut in cuts for g in cut]
-        feats = digits.glyph_features([g.image for g in glyphs], [g.box[3] / p for g in glyphs])
-        probs = model.predict_proba(feats, classes)
-        if own is not None and own.likeness(model, feats) >= cfg.own_glyphs_likeness:
-            probs = own.adapt(model, feats, probs, classes)   # the set's own font, learned
-                                                              # from its calibration photo
-        return np.split(probs, np.cumsum([len(cut) for cut in cuts])[:-1])
-
-    decode = decode_mixmath if mixmath else decode_token
-    n_max = 2 if mixmath else 1
-    best = {}
-    for cg, pr in zip(found, classify([cg.glyphs for cg in found])):
-        if cg.glyphs:
-            best[cg.cell] = (*decode(pr, cg.seg_ok), cg.glyphs, cg.seg_ok)
-    # doubtful cells are cut again in other ways, and the best reading is kept
-    recut = [(cg, cut) for cg in found if cg.glyphs
-             and (best[cg.cell][1] < cfg.recut_below or not cg.seg_ok)
-             for cut in other_cuts(cg.glyphs, n_max, cfg)]
-    for (cg, cut), pr in zip(recut, classify([cut for _, cut in recut])):
-        value, q, scores = decode(pr, len(cut) <= n_max)
-        if q * cfg.other_cut_prior > best[cg.cell][1]:
-            best[cg.cell] = (value, q, scores, cut, True)
+    best = read_numbers(found, grid_bgr.shape[0] / rows, game, cfg, own)
     clock("cells.classify")
     reads = []
     for cg in found:
@@ -968,6 +990,132 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
         settle_unsure(grid_bgr, read, game, cfg)
         clock("cells.tesseract")
     return read
+
+
+def read_numbers(found: list[CellGlyphs], p: float, game: str,
+                 config: TilesConfig | None = None, own: digits.SetGlyphs | None = None
+                 ) -> dict[tuple[int, int], tuple]:
+    """Read the tiles cut by :func:`ink_glyphs`: the glyph classifier on every glyph (one
+    batch), doubtful cells cut again (:func:`other_cuts`, a second batch) and, on Mixmath,
+    the whole-tile model (:mod:`vision.tilemodel`, one batch) as a second opinion that
+    needs no cutting (:func:`combine_readings`).
+
+    Parameters
+    ----------
+    found : the cut cells (those without glyphs are left out)
+    p : cell side in px
+    game : "mixmath" or "calculissimo"
+    own : the set's own glyph prototypes (sharpen the glyph model when the board's glyphs
+        look like them)
+
+    Returns
+    -------
+    {(row, col): (value, confidence, {value: score}, glyphs read, segmentation ok)}
+    """
+    cfg = config or TilesConfig()
+    readings, tile_probs = cell_readings(found, p, game, cfg, own)
+    return {cell: combine_readings(rs, tile_probs.get(cell), cfg)
+            for cell, rs in readings.items()}
+
+
+def cell_readings(found: list[CellGlyphs], p: float, game: str, config: TilesConfig,
+                  own: digits.SetGlyphs | None = None) -> tuple[dict, dict]:
+    """The glyph readings of every cut cell and the tile model's probabilities
+    (:func:`read_numbers`).
+
+    Returns
+    -------
+    readings : {(row, col): [(value, q, {value: score}, glyphs, seg ok, weight), ...]}, the
+        plain cut first (weight 1), then the other cuts of doubtful cells
+        (``other_cut_prior``)
+    tile_probs : {(row, col): (46,) probabilities over tilemodel.TILE_VALUES}, Mixmath
+        with the tile model only
+    """
+    cfg = config
+    model = digits.load_model()
+    mixmath = game == "mixmath"
+    classes = digits.DIGIT_CLASSES if mixmath else None
+
+    def classify(cuts: list[list[Glyph]]) -> list[np.ndarray]:
+        """Class probabilities of each cut's glyphs, all in one batch."""
+        glyphs = [g for cut in cuts for g in cut]
+        feats = digits.glyph_features([g.image for g in glyphs], [g.box[3] / p for g in glyphs])
+        probs = model.predict_proba(feats, classes)
+        if own is not None and own.likeness(model, feats) >= cfg.own_glyphs_likeness:
+            probs = own.adapt(model, feats, probs, classes)   # the set's own font, learned
+                                                              # from its calibration photo
+        return np.split(probs, np.cumsum([len(cut) for cut in cuts])[:-1])
+
+    decode = decode_mixmath if mixmath else decode_token
+    n_max = 2 if mixmath else 1
+    cells = [cg for cg in found if cg.glyphs]
+    # every reading of a cell: (value, q, scores, cut, seg_ok, weight of the cut)
+    readings: dict[tuple[int, int], list[tuple]] = {}
+    for cg, pr in zip(cells, classify([cg.glyphs for cg in cells])):
+        readings[cg.cell] = [(*decode(pr, cg.seg_ok), cg.glyphs, cg.seg_ok, 1.0)]
+    tile_model = tilemodel.load_tile_model() if mixmath and cfg.tile_weight > 0 else None
+    tile_probs = {}
+    if tile_model is not None and cells:
+        tile_probs = dict(zip((cg.cell for cg in cells), tilemodel.tile_probs(
+            tile_model, tilemodel.cell_features(cells, p))))
+
+    def doubtful(cg: CellGlyphs) -> bool:
+        value, q = readings[cg.cell][0][:2]
+        disputed = cg.cell in tile_probs and tilemodel.TILE_VALUES[
+            int(np.argmax(tile_probs[cg.cell]))] != value
+        return q < cfg.recut_below or not cg.seg_ok or disputed
+
+    # doubtful cells are cut again in other ways
+    recut = [(cg, cut) for cg in cells if doubtful(cg) for cut in other_cuts(cg.glyphs, n_max, cfg)]
+    for (cg, cut), pr in zip(recut, classify([cut for _, cut in recut])):
+        ok = len(cut) <= n_max
+        readings[cg.cell].append((*decode(pr, ok), cut, ok, cfg.other_cut_prior))
+    return readings, tile_probs
+
+
+def combine_readings(readings: list[tuple], tile: np.ndarray | None, cfg: TilesConfig
+                     ) -> tuple:
+    """One cell's value from its glyph readings (:func:`cell_readings`) and the tile
+    model's probabilities (46,) or None.
+
+    Glyphs alone: the plain cut's reading, unless another cut reads better even after its
+    weight. With the tile model (Mixmath): the glyph evidence for a value is its best
+    score over the cell's cuts, each weighted (a cut into too many glyphs halves, another
+    cut counts ``other_cut_prior``), and ``tile_floor`` for a value no cut reads (a pair
+    when every cut found one glyph); times the tile model's probability to the power
+    ``tile_weight``, renormalised over the tile values: the confidence is the chosen
+    value's share, the scores are the shares.
+
+    Returns (value, confidence, {value: score}, glyphs read, segmentation ok)."""
+    if tile is None:
+        first, *others = readings
+        best = first[:5]
+        for value, q, scores, cut, ok, weight in others:
+            if q * weight > best[1]:
+                best = (value, q, scores, cut, ok)
+        return best
+    values = tilemodel.TILE_VALUES
+    glyph = np.full(len(values), cfg.tile_floor)
+    source = np.zeros(len(values), np.int64)   # which reading gave each value its evidence
+    for k, (value, q, scores, _, _, weight) in enumerate(readings):
+        seg = q / scores[value] if scores.get(value) else 1.0   # decode's penalty for a
+        idx = _VALUE_INDEX[len(scores)]                         # doubtful segmentation
+        ev = np.fromiter(scores.values(), np.float64, len(scores)) * (seg * weight)
+        better = ev > glyph[idx]
+        glyph[idx[better]] = ev[better]
+        source[idx[better]] = k
+    post = glyph * np.power(tile, cfg.tile_weight)
+    post /= post.sum()
+    i = int(np.argmax(post))
+    _, _, _, cut, ok, _ = readings[source[i]]
+    return values[i], float(post[i]), dict(zip(values, post.tolist())), cut, ok
+
+
+_VALUE_INDEX = {n: np.array([tilemodel.TILE_VALUES.index(v) for v in vs])
+                for vs in (range(10), sorted(v for v in tilemodel.TILE_VALUES if v >= 10))
+                for n in [len(vs)]}
+"""Indices into tilemodel.TILE_VALUES of decode_mixmath's scores (0..9 for one glyph, the
+two-digit values for two), by their number."""
 
 
 def settle_unsure(grid_bgr: np.ndarray, read: GridRead, game: str,
@@ -1023,7 +1171,7 @@ def decode_mixmath(probs: np.ndarray, seg_ok: bool = True):
         scores = {v: float(probs[0, v]) for v in range(10)}
     else:
         joint = np.outer(probs[0], probs[1])
-        scores = {v: float(joint[v // 10, v % 10]) for v in MIXMATH_VALUES if v >= 10}
+        scores = {v: float(joint[v // 10, v % 10]) for v in _PAIR_VALUES}
     value = max(scores, key=scores.get)
     q = scores[value] * (1.0 if seg_ok else 0.5)
     return value, q, scores
