@@ -112,6 +112,10 @@ class TilesConfig:
     split_window: tuple[float, float] = (0.3, 0.7)  # where in its width a glyph is split
     digit_max_aspect: float = 0.85      # no digit is wider than this * its height (a
                                         # glyph of pieces joined, :func:`_joined_cuts`)
+    label_px: int = 16                  # a special square's print is compared at this size
+    label_min_squares: int = 2          # ... with that of this many of its empty siblings:
+    label_match: float = 0.5            # ... correlated this well and read unsurely (below
+                                        # ``recut_below``), a cell is the square, empty
     recut_below: float = 0.9            # a cell read less surely than this is cut again ...
     recut_columns: int = 7              # ... in two at this many columns (other_cuts)
     other_cut_prior: float = 0.7        # another way of cutting a cell into glyphs must read
@@ -867,6 +871,33 @@ def tiles_on_squares(cand: np.ndarray, kinds: np.ndarray, colours: Squares,
     return (cand & plain) | (~plain & (special | (cand & unknown_square)))
 
 
+def _label_likeness(stats: CellStats, groups: np.ndarray, kinds: np.ndarray,
+                    is_tile: np.ndarray, cfg: TilesConfig) -> np.ndarray:
+    """(rows, cols) float: how much each special square taken for a tile shows the same
+    print as the empty squares of its group (a "2x" washed pale by glare looks like a tile
+    by colour; its label gives it away) — the correlation of the cell's pattern with the
+    median of its group's squares not taken for tiles, each zero-mean and unit-variance
+    (light or dark print alike). 0 elsewhere. A tile hides the print: ~0, rarely 0.5."""
+    out = np.zeros(is_tile.shape, np.float32)
+    rows, cols = is_tile.shape
+    n = cfg.label_px
+    small = cv2.resize(stats.grey, (cols * n, rows * n), interpolation=cv2.INTER_AREA)
+    inner = _centre(n, cfg.zone_frac)
+    z = _cells_view(small.astype(np.float32), rows, cols)[:, :, inner, inner]
+    z = z.reshape(rows, cols, -1)
+    z = (z - z.mean(axis=2, keepdims=True)) / (z.std(axis=2, keepdims=True) + 1.0)
+    for group in np.unique(groups[is_tile & (kinds != "plain")]):
+        sel = groups == group
+        empty = sel & ~is_tile
+        if empty.sum() < cfg.label_min_squares:
+            continue
+        label = np.median(z[empty], axis=0)
+        label /= np.sqrt((label ** 2).mean()) + 1e-6
+        doubt = sel & is_tile
+        out[doubt] = (z[doubt] @ label) / label.size
+    return out
+
+
 @dataclass
 class GridRead:
     """Everything :func:`read_grid` worked out, for the reader and for looking into why a
@@ -952,9 +983,16 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     best = read_numbers(found, grid_bgr.shape[0] / rows, game, cfg, own)
     clock("cells.classify")
     reads = []
+    label = _label_likeness(stats, groups, kinds, is_tile, cfg)
+    own_print = np.zeros_like(is_tile)
     for cg in found:
         r, c = cg.cell
         if cg.cell not in best:     # no glyph after all: not a tile
+            conf[r, c] = cfg.conf_rejected_candidate
+            continue
+        if label[r, c] >= cfg.label_match and best[cg.cell][1] < cfg.recut_below:
+            is_tile[r, c] = False   # its square's own print, pale in glare
+            own_print[r, c] = True
             conf[r, c] = cfg.conf_rejected_candidate
             continue
         value, q, scores, cg.glyphs, cg.seg_ok = best[cg.cell]
@@ -969,7 +1007,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     read_well = np.zeros((rows, cols), bool)
     for cg, _ in reads:
         read_well[cg.cell] = conf[cg.cell] >= cfg.explained_conf
-    off_square = ~is_tile & ~_square_colour(stats, colours, cfg)
+    off_square = ~is_tile & ~own_print & ~_square_colour(stats, colours, cfg)
     explained = (~is_tile & ~off_square) | read_well | blank
     # an empty cell unlike its square (a tile washed out by glare?): check it
     conf[off_square & ~blank] = np.minimum(conf[off_square & ~blank], cfg.conf_off_square)
