@@ -35,6 +35,7 @@ from vision.board import BoardLocation, BoardNotFound
 from vision.reader import PX_PER_CELL, read_board
 
 DEV_SEED = 555_000
+GAMES = ("mixmath", "calculissimo")
 
 
 def oracle_grid(image: np.ndarray, truth: dict) -> np.ndarray:
@@ -82,7 +83,8 @@ def _share(a: int, b: int) -> str:
 
 def run(args) -> list[dict]:
     rows = []
-    for salt, game in enumerate(args.games):
+    for game in args.games:
+        salt = GAMES.index(game)        # a game's photos do not depend on the others asked
         for tier in args.tiers:
             tally: Counter = Counter()
             conf: Counter = Counter()

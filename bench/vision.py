@@ -33,6 +33,7 @@ from vision.board import BoardNotFound
 from vision.reader import PX_PER_CELL, read_board
 from vision.tiles import tesseract_read
 
+GAMES = ("mixmath", "calculissimo")
 BENCH_SEED = 7_300_000  # development and tests use small seeds; these are never touched
 RES_1080P, RES_12MP = (1920, 1080), (4032, 3024)
 REAL = Path(__file__).resolve().parents[2] / "shared" / "real" / "mathable"
@@ -147,7 +148,8 @@ def _truth_cells(truth: dict):
 def run(args) -> list[dict]:
     rows = []
     games = args.games
-    for salt, game in enumerate(games):
+    for game in games:
+        salt = GAMES.index(game)        # a game's photos do not depend on the others asked
         for tier in args.tiers:
             ours, baseline, big = Tally(), Tally(), Tally()
             label = f"{game} tier {tier}"
@@ -171,9 +173,10 @@ def run(args) -> list[dict]:
                          "wrongly flagged": "-"})
     if args.hand_n:
         hands = Tally()
-        for salt, game in enumerate(games):
+        for game in games:
             for tier in args.tiers:
-                for image, truth in _photos(game, tier, args.hand_n, salt=salt + 100,
+                for image, truth in _photos(game, tier, args.hand_n,
+                                            salt=GAMES.index(game) + 100,
                                             resolution=RES_1080P, hand=True,
                                             desc=f"{game} tier {tier} hands"):
                     cells, ms, flagged = boardsight_read(image, game)

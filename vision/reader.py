@@ -91,21 +91,24 @@ def read_board(image_bgr: np.ndarray, game: str, *, profile: Any = None,
     tiles_cfg = _tiles_config(config) or tiles.TilesConfig()
     kw = dict(profile=_profile_object(profile, location), config=tiles_cfg,
               shape=(g.rows, g.cols), timings=stage_ms, tesseract=False)
-    read = tiles.read_grid(grid, game, **kw)
-    t3 = time.perf_counter()
+    turned_unsure = False
+    stats = None
     if not location.orientation_certain:
         # the board's own features left its turn open: the tiles lie upright on it
+        stats = tiles.cell_stats(grid, g.rows, g.cols, tiles_cfg)
         turns = (0, 1, 2, 3) if g.rows == g.cols else (0, 2)
-        scores = tiles.upright_scores(grid, game, read, turns, tiles_cfg)
+        scores = tiles.upright_scores(grid, game, stats, turns, tiles_cfg)
         turn = turns[int(np.argmax(scores))]
         if turn:
             location = location.rotated(turn)
             grid = np.ascontiguousarray(np.rot90(grid, turn))
-            read = tiles.read_grid(grid, game, **kw)
-        if np.diff(np.sort(scores)[-2:])[0] < tiles_cfg.upright_margin:
-            # a few symmetric tiles (0, 1, 8, +, x) read alike every way up: say so
-            read.confidence[read.is_tile] *= tiles_cfg.conf_turn_unsure
-        stage_ms["orient"] = (time.perf_counter() - t3) * 1000
+            stats = stats.rotated(turn)
+        # a few symmetric tiles (0, 1, 8, +, x) read alike every way up: say so
+        turned_unsure = np.diff(np.sort(scores)[-2:])[0] < tiles_cfg.upright_margin
+        stage_ms["orient"] = (time.perf_counter() - t2) * 1000
+    read = tiles.read_grid(grid, game, **kw, stats=stats)
+    if turned_unsure:
+        read.confidence[read.is_tile] *= tiles_cfg.conf_turn_unsure
     if tiles_cfg.use_tesseract:
         t4 = time.perf_counter()
         tiles.settle_unsure(grid, read, game, tiles_cfg)

@@ -313,8 +313,8 @@ def cell_stats(grid_bgr: np.ndarray, rows: int, cols: int,
 
     # Skin as the camera saw it (its range spans 2700-6500 K) or as balanced: the balance
     # is set by the board's light cells, which may be tinted, and shifts skin with them.
-    skin = (_skin_mask(cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32))
-            | _skin_mask(cv2.cvtColor(balanced, cv2.COLOR_BGR2LAB).astype(np.float32)))
+    skin = (_skin_mask(cv2.cvtColor(small, cv2.COLOR_BGR2LAB))
+            | _skin_mask(cv2.cvtColor(balanced, cv2.COLOR_BGR2LAB)))
     skin_frac = _cells_view(skin, rows, cols).mean(axis=(2, 3))
     return CellStats(face_balanced.astype(np.float32), face_grey.astype(np.float32),
                      face_spread.astype(np.float32), dark, ink_frac.astype(np.float32),
@@ -377,15 +377,24 @@ def _per_pixel(values: np.ndarray, p: int) -> np.ndarray:
 
 
 def _skin_mask(lab: np.ndarray) -> np.ndarray:
-    """Skin-coloured pixels: reddish-yellow of moderate chroma, a/2 < b < 3 a. Orange
-    print is far more saturated (or yellower), pale wood has almost no red."""
-    L, a, b = lab[..., 0], lab[..., 1] - 128, lab[..., 2] - 128
-    return ((L > 15) & (L < 245) & (a > SKIN_A[0]) & (a < SKIN_A[1]) & (b > 0.5 * a)
-            & (b < 3.0 * a) & (a * a + b * b < SKIN_MAX_CHROMA ** 2))
+    """Skin-coloured pixels of an 8-bit Lab image: reddish-yellow of moderate chroma,
+    a/2 < b < 3 a, neither black nor white. Orange print is far more saturated (or
+    yellower), pale wood has almost no red. (A table over (a, b): one lookup a pixel.)"""
+    L = lab[..., 0]
+    return _SKIN_AB[lab[..., 1], lab[..., 2]] & (L > 15) & (L < 245)
 
 
 SKIN_A = (6.0, 35.0)        # Lab a* range of skin under 2700-6500 K
 SKIN_MAX_CHROMA = 45.0      # skin is never as vivid as orange print
+
+
+def _skin_ab_table() -> np.ndarray:
+    a, b = np.meshgrid(np.arange(256) - 128.0, np.arange(256) - 128.0, indexing="ij")
+    return ((a > SKIN_A[0]) & (a < SKIN_A[1]) & (b > 0.5 * a) & (b < 3.0 * a)
+            & (a * a + b * b < SKIN_MAX_CHROMA ** 2))
+
+
+_SKIN_AB = _skin_ab_table()     # (256, 256) bool over 8-bit a*, b*
 
 
 def tile_candidates(stats: CellStats, config: TilesConfig | None = None) -> np.ndarray:
@@ -935,7 +944,8 @@ def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
 
 def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
               config: TilesConfig | None = None, shape: tuple[int, int] | None = None,
-              timings: dict | None = None, tesseract: bool | None = None) -> GridRead:
+              timings: dict | None = None, tesseract: bool | None = None,
+              stats: CellStats | None = None) -> GridRead:
     """Read every cell of a rectified Mixmath or Calculissimo grid.
 
     Parameters
@@ -948,6 +958,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     timings : dict, filled with the ms of each step when given
     tesseract : ask Tesseract about unsure cells (:func:`settle_unsure`); default
         ``config.use_tesseract``
+    stats : the grid's :func:`cell_stats` when already known (the same grid read turned:
+        ``read.stats.rotated(k)``)
 
     Returns
     -------
@@ -962,7 +974,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
         raise ValueError(f"expected a (rows*p, cols*p, 3) image of the {rows} x {cols} grid, "
                          f"got shape {grid_bgr.shape}")
     clock = _Clock(timings)
-    stats = cell_stats(grid_bgr, rows, cols, cfg)
+    if stats is None:
+        stats = cell_stats(grid_bgr, rows, cols, cfg)
     kinds = square_kinds_of(game, rows, cols)
     cand = tile_candidates(stats, cfg)
     stats = evened(stats, (kinds == "plain") & ~cand, cfg)
@@ -1226,22 +1239,26 @@ def decode_token(probs: np.ndarray, seg_ok: bool = True):
     return value, scores[value] * (1.0 if seg_ok and len(probs) == 1 else 0.5), scores
 
 
-def upright_scores(grid_bgr: np.ndarray, game: str, read: GridRead,
+def upright_scores(grid_bgr: np.ndarray, game: str, stats: CellStats | None = None,
                    turns: tuple[int, ...] = (0, 1, 2, 3),
                    config: TilesConfig | None = None) -> np.ndarray:
     """How well the tiles read under each quarter turn of the grid (``np.rot90(grid, k)``
     for k in ``turns``): the mean log-probability of the best valid reading of up to
-    ``upright_cells`` of the clearest tiles. Tiles lie upright on the board, so the turn
-    they read best under is the board's; it settles a board whose own features are
-    symmetric (Calculissimo's layout). Returns (len(turns),) floats, higher is better.
+    ``upright_cells`` of the clearest tiles on plain squares (:func:`tile_candidates`;
+    ``stats``: the grid's :func:`cell_stats` when known). Tiles lie upright on the board,
+    so the turn they read best under is the board's; it settles a board whose own
+    features are symmetric (Calculissimo's layout), before the board is read.
+    Returns (len(turns),) floats, higher is better.
 
     The tiles, turned each way, are read as one small mosaic (one pass for all turns)."""
     cfg = config or TilesConfig()
-    rows, cols = read.is_tile.shape
+    if stats is None:
+        stats = cell_stats(grid_bgr, *_grid_shape(game, None, None), cfg)
+    rows, cols = stats.face_grey.shape
     p = grid_bgr.shape[0] // rows
-    sel = read.is_tile & ~read.occluded & ~read.blank
+    sel = tile_candidates(stats, cfg) & (square_kinds_of(game, rows, cols) == "plain")
     if sel.sum() > cfg.upright_cells:
-        contrast = np.where(sel, read.stats.contrast, -np.inf)
+        contrast = np.where(sel, stats.contrast, -np.inf)
         sel = contrast >= np.sort(contrast, axis=None)[-cfg.upright_cells]
     patches = [grid_bgr[r * p:(r + 1) * p, c * p:(c + 1) * p] for r, c in np.argwhere(sel)]
     if not patches:
