@@ -123,13 +123,6 @@ def test_an_unknown_profile_is_exit_2(capsys):
 
 # ----------------------------------------------------------------------- calibrate
 
-@pytest.fixture(scope="module")
-def real_truth():
-    if not (REAL / "truth.json").exists():
-        pytest.skip("../shared/real/mathable is not here")
-    return json.loads((REAL / "truth.json").read_text())["photos"]
-
-
 def test_calibrate_learns_a_set_that_read_then_recognises(capsys, tmp_path, monkeypatch,
                                                            real_truth):
     """The Mathable set calibrated afresh into a user profile folder: board, tiles' colour

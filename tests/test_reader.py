@@ -48,13 +48,6 @@ def test_rendered_print_and_play_photos_read_right(seed):
     assert np.abs(reading.corners - np.array(truth["corners"])).max() < 15
 
 
-@pytest.fixture(scope="module")
-def real_truth():
-    if not (REAL / "truth.json").exists():
-        pytest.skip("../shared/real/mathable is not here")
-    return json.loads((REAL / "truth.json").read_text())["photos"]
-
-
 @pytest.mark.slow
 def test_real_mathable_photos_read_end_to_end(real_truth):
     """All 22 real photos, board found and every cell read with no options (the

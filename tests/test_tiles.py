@@ -173,13 +173,6 @@ def real_grid(name: str) -> np.ndarray:
     return cv2.warpPerspective(img, m, (14 * P, 14 * P), flags=cv2.INTER_AREA)
 
 
-@pytest.fixture(scope="module")
-def real_truth():
-    if not (REAL / "truth.json").exists():
-        pytest.skip("../shared/real/mathable is not here")
-    return json.loads((REAL / "truth.json").read_text())["photos"]
-
-
 @pytest.mark.slow
 def test_real_mathable_photos_every_cell_right(real_truth):
     wrong = {}
