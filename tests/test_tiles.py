@@ -232,3 +232,24 @@ def test_glyph_samples_survive_a_round_trip(tmp_path):
     assert max(np.abs(a - b).max() for a, b in zip(back.images, images)) <= 1 / 255
     assert back.labels.tolist() == samples.labels.tolist()
     assert list(tmp_path.iterdir()) == [tmp_path / "s.glyphs.npz"]   # no temp file left
+
+
+def test_faint_cut_joins_a_hairline_stem_to_its_bar():
+    # a serif 7 seen blurred: a dark bar, and a stem too faint for the grow level
+    zone = np.zeros((40, 30), np.float32)
+    zone[4:10, 5:25] = 0.9                      # the bar
+    for y in range(10, 36):                     # the stem, slanting down to the left
+        zone[y, 20 - (y - 10) // 3:22 - (y - 10) // 3] = 0.2
+    zone[30:34, 26:29] = 0.2                    # a faint speck apart from the 7
+    origin = (100, 200)
+    bar = tiles.Glyph((3, 4), zone[4:10, 5:25].copy(), (origin[0] + 5, origin[1] + 4, 20, 6))
+    cg = tiles.CellGlyphs((3, 4), [bar],
+                          zone=tiles.Glyph((3, 4), zone, (*origin, 30, 40)))
+    (grown,) = tiles.faint_cut(cg)
+    x, y, w, h = grown.box
+    assert (y, h) == (origin[1] + 4, 32)        # bar and stem, top to bottom
+    assert x == origin[0] + 5 and x + w <= origin[0] + 25   # not the speck
+    assert grown.image.max() == pytest.approx(0.9)
+
+    zone[10:36] = 0                             # no faint ink: nothing to add
+    assert tiles.faint_cut(cg) == []

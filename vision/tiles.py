@@ -91,6 +91,8 @@ class TilesConfig:
     ink_max_frac: float = 0.6           # (a bold "80" fills ~half the centre)
     ink_level: float = 0.5              # ink is darker than face - ink_level * contrast;
     ink_grow_level: float = 0.3         # ... and grows into pixels darker than this level
+    faint_level: float = 0.1            # a doubtful cell's glyphs are grown this far too
+                                        # (:func:`faint_cut`: hairlines lost in blur)
                                         # (hysteresis: faint strokes stay joined)
 
     surround_dark: float = 0.6          # a strip along a cell's side this much ink-dark is
@@ -120,6 +122,8 @@ class TilesConfig:
     recut_columns: int = 7              # ... in two at this many columns (other_cuts)
     other_cut_prior: float = 0.7        # another way of cutting a cell into glyphs must read
                                         # this much better than the plain cut to be taken
+    faint_cut_prior: float = 0.5        # ... and the faint cut (:func:`faint_cut`) this
+                                        # much: faint ink holds other marks as well
     tile_weight: float = 0.4            # exponent of the whole-tile model's probabilities
                                         # (vision.tilemodel) against the glyph reading's
                                         # (0: glyphs alone; 1 reads about as well but is
@@ -243,6 +247,8 @@ class CellGlyphs:
     seg_ok: bool = True
     area: Glyph | None = None   # all the soft ink round the glyphs, uncut and unfiltered
                                 # (:func:`_ink_area`): what the tile model reads
+    zone: Glyph | None = None   # the soft ink of the cell's whole ink zone, unthresholded
+                                # (what :func:`faint_cut` grows the glyphs into)
 
 
 def _grid_shape(game: str, shape: tuple[int, int] | None, profile: Any) -> tuple[int, int]:
@@ -457,21 +463,30 @@ def ink_glyphs(grid_bgr: np.ndarray, rows: int, cols: int, stats: CellStats,
         n_max = 2 if split_pairs else 1
         cg.seg_ok = ok and 1 <= len(cg.glyphs) <= n_max
         if cg.glyphs:
-            cg.area = _ink_area(grey, inside, cg.glyphs, (c * p, r * p, p), boxes[r, c],
-                                face, contrast, cfg)
+            cg.zone = _ink_zone(grey, inside, (r, c), p, boxes[r, c], face, contrast)
+            cg.area = _ink_area(cg.zone, cg.glyphs, p, cfg)
         out.append(cg)
     return out
 
 
-def _ink_area(grey: np.ndarray, inside: np.ndarray, glyphs: list[Glyph],
-              cell: tuple[int, int, int], box: np.ndarray, face: float, contrast: float,
-              cfg: TilesConfig) -> Glyph:
+def _ink_zone(grey: np.ndarray, inside: np.ndarray, cell: tuple[int, int], p: int,
+              box: np.ndarray, face: float, contrast: float) -> Glyph:
+    """The soft ink (face - grey) / contrast, 0..1, of a cell's ink zone (``box``: x0, y0,
+    x1, y1 in the cell), nothing outside the tile's face."""
+    oy, ox = cell[0] * p, cell[1] * p
+    bx0, by0, bx1, by1 = (int(v) for v in box)
+    x0, y0, x1, y1 = ox + bx0, oy + by0, ox + max(bx1, bx0), oy + max(by1, by0)
+    ink = (face - grey[y0:y1, x0:x1].astype(np.float32)) * (1.0 / contrast)
+    np.clip(ink, 0, 1, out=ink)
+    ink *= inside[y0:y1, x0:x1]
+    return Glyph(cell, ink, (x0, y0, x1 - x0, y1 - y0))
+
+
+def _ink_area(zone: Glyph, glyphs: list[Glyph], p: int, cfg: TilesConfig) -> Glyph:
     """All the ink round a cell's glyphs, as the cutting did not see it: a box centred on
     them, at least ``area_min_h`` of a cell high and ``area_aspect`` times as wide as high
-    (room for a digit the cutting dropped beside the one it kept), inside the tile's ink
-    zone (``box``: x0, y0, x1, y1 in the cell), with the soft ink (face - grey) / contrast
-    of every pixel darker than the grow level, whatever component it belongs to."""
-    ox, oy, p = cell
+    (room for a digit the cutting dropped beside the one it kept), inside the cell's ink
+    ``zone``, every pixel darker than the grow level, whatever component it belongs to."""
     x0 = min(g.box[0] for g in glyphs)
     y0 = min(g.box[1] for g in glyphs)
     x1 = max(g.box[0] + g.box[2] for g in glyphs)
@@ -479,14 +494,42 @@ def _ink_area(grey: np.ndarray, inside: np.ndarray, glyphs: list[Glyph],
     h = max(y1 - y0, cfg.area_min_h * p) * (1 + 2 * cfg.area_margin)
     w = max(x1 - x0, cfg.area_aspect * h)
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    bx0, by0, bx1, by1 = (int(v) for v in box)
-    ax0, ax1 = max(ox + bx0, int(round(cx - w / 2))), min(ox + bx1, int(round(cx + w / 2)))
-    ay0, ay1 = max(oy + by0, int(round(cy - h / 2))), min(oy + by1, int(round(cy + h / 2)))
-    ink = (face - grey[ay0:ay1, ax0:ax1].astype(np.float32)) * (1.0 / contrast)
-    np.clip(ink, 0, 1, out=ink)
+    zx, zy, zw, zh = zone.box
+    ax0, ax1 = max(zx, int(round(cx - w / 2))), min(zx + zw, int(round(cx + w / 2)))
+    ay0, ay1 = max(zy, int(round(cy - h / 2))), min(zy + zh, int(round(cy + h / 2)))
+    ink = zone.image[ay0 - zy:ay1 - zy, ax0 - zx:ax1 - zx].copy()
     ink[ink < cfg.ink_grow_level] = 0
-    ink *= inside[ay0:ay1, ax0:ax1]
     return Glyph(glyphs[0].cell, ink, (ax0, ay0, ax1 - ax0, ay1 - ay0))
+
+
+def faint_cut(cg: CellGlyphs, config: TilesConfig | None = None) -> list[Glyph]:
+    """A cell's glyphs grown into the faint ink round them (down to ``faint_level``, from
+    the grow level): the hairline stem of a high-contrast serif 7 or 4, lost in blur,
+    joined back to the bar the cutting kept. One glyph (the joined ink), or none when
+    nothing was added."""
+    cfg = config or TilesConfig()
+    zone = cg.zone
+    if zone is None or not cg.glyphs or zone.image.size == 0:
+        return []
+    zx, zy = zone.box[:2]
+    mask = (zone.image >= cfg.faint_level).view(np.uint8)
+    n, labels = cv2.connectedComponents(mask, connectivity=8)
+    seeded = np.zeros(n, bool)
+    for g in cg.glyphs:
+        x, y, w, h = g.box
+        part = labels[y - zy:y - zy + h, x - zx:x - zx + w]
+        seeded[part[g.image[:part.shape[0], :part.shape[1]] > 0]] = True
+    seeded[0] = False
+    keep = seeded[labels]
+    ys, xs = np.nonzero(keep)
+    if len(xs) == 0:
+        return []
+    y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+    whole = _joined(cg.glyphs)
+    if y1 - y0 <= whole.box[3] + 1 and x1 - x0 <= whole.box[2] + 1:
+        return []   # nothing faint joined on
+    image = np.where(keep[y0:y1, x0:x1], zone.image[y0:y1, x0:x1], 0).astype(np.float32)
+    return [Glyph(cg.cell, image, (zx + int(x0), zy + int(y0), int(x1 - x0), int(y1 - y0)))]
 
 
 def other_cuts(glyphs: list[Glyph], n_max: int, config: TilesConfig | None = None
@@ -1117,10 +1160,19 @@ def cell_readings(found: list[CellGlyphs], p: float, game: str, config: TilesCon
         return q < cfg.recut_below or not cg.seg_ok or disputed
 
     # doubtful cells are cut again in other ways
-    recut = [(cg, cut) for cg in cells if doubtful(cg) for cut in other_cuts(cg.glyphs, n_max, cfg)]
-    for (cg, cut), pr in zip(recut, classify([cut for _, cut in recut])):
+    def faint(cg: CellGlyphs) -> list[list[Glyph]]:
+        """The faint cut and its other cuts; not of an operator read as one (a ÷'s dots
+        are apart from its bar by design: grown, they join it into a +)."""
+        grown = faint_cut(cg, cfg) if str(readings[cg.cell][0][0]).isdigit() else []
+        return [grown] + other_cuts(grown, n_max, cfg) if grown else []
+
+    recut = [(cg, cut, prior) for cg in cells if doubtful(cg)
+             for cuts, prior in ((other_cuts(cg.glyphs, n_max, cfg), cfg.other_cut_prior),
+                                 (faint(cg), cfg.faint_cut_prior))
+             for cut in cuts]
+    for (cg, cut, prior), pr in zip(recut, classify([cut for _, cut, _ in recut])):
         ok = len(cut) <= n_max
-        readings[cg.cell].append((*decode(pr, ok), cut, ok, cfg.other_cut_prior))
+        readings[cg.cell].append((*decode(pr, ok), cut, ok, prior))
     return readings, tile_probs
 
 
