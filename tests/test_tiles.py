@@ -253,3 +253,26 @@ def test_faint_cut_joins_a_hairline_stem_to_its_bar():
 
     zone[10:36] = 0                             # no faint ink: nothing to add
     assert tiles.faint_cut(cg) == []
+
+
+def test_a_shadow_joining_a_numeral_to_the_tiles_side_is_cut_away():
+    p = 64
+    grid = np.full((3 * p, 3 * p, 3), 235, np.uint8)
+    for k in range(4):
+        cv2.line(grid, (0, k * p), (3 * p, k * p), (90, 90, 90), 2)
+        cv2.line(grid, (k * p, 0), (k * p, 3 * p), (90, 90, 90), 2)
+    cv2.rectangle(grid, (p + 4, p + 4), (2 * p - 4, 2 * p - 4), (250, 250, 250), -1)
+    cv2.putText(grid, "6", (p + 20, 2 * p - 16), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (30,) * 3, 3)
+    # a shadow from the cell's corner over the numeral's top: darker than the grow level
+    # (so grown into, joining the 6 to the sides), lighter than ink
+    grid[p:p + 30, p:p + 44] = np.clip(grid[p:p + 30, p:p + 44].astype(int) - 100, 0, 255)
+    stats = tiles.cell_stats(grid, 3, 3)
+    want = np.zeros((3, 3), bool)
+    want[1, 1] = True
+    (cg,) = tiles.ink_glyphs(grid, 3, 3, stats, want)
+    (six,) = cg.glyphs
+    x, y, w, h = six.box
+    assert p + 18 <= x and x + w <= p + 44 and h >= 26   # the numeral, not the shadow
+    # on a square with a print of its own, finding nothing stays the answer
+    (cg,) = tiles.ink_glyphs(grid, 3, 3, stats, want, unprinted=np.zeros((3, 3), bool))
+    assert cg.glyphs == []

@@ -419,12 +419,19 @@ def tile_candidates(stats: CellStats, config: TilesConfig | None = None) -> np.n
 
 def ink_glyphs(grid_bgr: np.ndarray, rows: int, cols: int, stats: CellStats,
                cells: np.ndarray, *, split_pairs: bool = True,
-               config: TilesConfig | None = None) -> list[CellGlyphs]:
+               config: TilesConfig | None = None,
+               unprinted: np.ndarray | None = None) -> list[CellGlyphs]:
     """Cut the glyphs of every cell in ``cells`` (a (rows, cols) bool mask).
 
-    One connected-components pass over a per-cell threshold map; then per cell the
-    components are filtered, grouped into glyphs, and (``split_pairs``) a glyph wider than
-    a digit is split in two. Returns one :class:`CellGlyphs` per selected cell, row-major.
+    One connected-components pass over a per-cell threshold map (the ink, grown into
+    pixels darker than ``ink_grow_level``); then per cell the components are filtered,
+    grouped into glyphs, and (``split_pairs``) a glyph wider than a digit is split in two.
+    Cells where that finds no glyph are cut once more from the ink alone, ungrown: a
+    shadow across a tile, dark enough to be grown into, joins a numeral to the tile's
+    edge. Only cells on squares with no print of their own (``unprinted``, (rows, cols)
+    bool, default all) are: on a special square taken for a tile, finding no glyph is what
+    tells its own print (a sign, a centre number, pale in glare) from a tile. Returns one
+    :class:`CellGlyphs` per selected cell, row-major.
     """
     cfg = config or TilesConfig()
     p = grid_bgr.shape[0] // rows
@@ -433,40 +440,63 @@ def ink_glyphs(grid_bgr: np.ndarray, rows: int, cols: int, stats: CellStats,
     keep = _per_pixel(cells, p) & inside
     grow = grey < _per_pixel((stats.face_grey - cfg.ink_grow_level * stats.contrast)
                              .astype(np.float32), p)
-    mask = (grow & keep).astype(np.uint8)
-    n, labels, st, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    seeded = np.zeros(n, bool)
-    seeded[np.unique(labels[stats.ink & keep])] = True
-    seeded[0] = False
-    st = st.tolist()
-    by_cell: dict[tuple[int, int], list[int]] = {}
-    for i in np.nonzero(seeded)[0].tolist():
-        x, y, w, h, _a = st[i]
-        by_cell.setdefault(((y + h // 2) // p, (x + w // 2) // p), []).append(i)
-    group_of = np.zeros(n, np.int32)     # component label -> glyph group id
-    gid = 0
-    face_grey, contrasts = stats.face_grey.tolist(), stats.contrast.tolist()
-    out = []
-    for r, c in zip(*np.nonzero(cells)):
-        r, c = int(r), int(c)
-        cg = CellGlyphs((r, c))
-        groups, ok = _group_components(st, by_cell.get((r, c), []), p, (c * p, r * p),
-                                       boxes[r, c],
-                                       split_pairs, cfg)
-        face, contrast = face_grey[r][c], max(contrasts[r][c], 1.0)
+    cut = _Cutter(grey, inside, boxes, stats, p, split_pairs, cfg)
+    found = cut(grow & keep, cells)
+    again = np.zeros_like(cells)
+    for cg in found.values():
+        again[cg.cell] = not cg.glyphs
+    if unprinted is not None:
+        again &= unprinted
+    if again.any():
+        found.update((cell, cg) for cell, cg in cut(stats.ink & keep, again).items()
+                     if cg.glyphs)
+    return [found[cell] for cell in sorted(found)]
 
-        for members, split in groups:
-            gid += 1
-            group_of[members] = gid
-            cg.glyphs += _cut_glyphs(grey, labels, group_of, gid, st, members, split, face,
-                                     contrast, (r, c), cfg)
-        n_max = 2 if split_pairs else 1
-        cg.seg_ok = ok and 1 <= len(cg.glyphs) <= n_max
-        if cg.glyphs:
-            cg.zone = _ink_zone(grey, inside, (r, c), p, boxes[r, c], face, contrast)
-            cg.area = _ink_area(cg.zone, cg.glyphs, p, cfg)
-        out.append(cg)
-    return out
+
+class _Cutter:
+    """One pass of :func:`ink_glyphs` over a mask: its components, filtered and grouped
+    per cell into glyphs."""
+
+    def __init__(self, grey, inside, boxes, stats: CellStats, p: int, split_pairs: bool,
+                 cfg: TilesConfig):
+        self.grey, self.inside, self.boxes, self.stats = grey, inside, boxes, stats
+        self.p, self.split_pairs, self.cfg = p, split_pairs, cfg
+
+    def __call__(self, mask: np.ndarray, cells: np.ndarray) -> dict[tuple, CellGlyphs]:
+        grey, p, cfg, boxes = self.grey, self.p, self.cfg, self.boxes
+        n, labels, st, _ = cv2.connectedComponentsWithStats(mask.view(np.uint8),
+                                                            connectivity=8)
+        seeded = np.zeros(n, bool)
+        seeded[np.unique(labels[self.stats.ink & mask])] = True
+        seeded[0] = False
+        st = st.tolist()
+        by_cell: dict[tuple[int, int], list[int]] = {}
+        for i in np.nonzero(seeded)[0].tolist():
+            x, y, w, h, _a = st[i]
+            by_cell.setdefault(((y + h // 2) // p, (x + w // 2) // p), []).append(i)
+        group_of = np.zeros(n, np.int32)     # component label -> glyph group id
+        gid = 0
+        face_grey, contrasts = self.stats.face_grey.tolist(), self.stats.contrast.tolist()
+        n_max = 2 if self.split_pairs else 1
+        out = {}
+        for r, c in zip(*np.nonzero(cells)):
+            r, c = int(r), int(c)
+            cg = CellGlyphs((r, c))
+            groups, ok = _group_components(st, by_cell.get((r, c), []), p, (c * p, r * p),
+                                           boxes[r, c], self.split_pairs, cfg)
+            face, contrast = face_grey[r][c], max(contrasts[r][c], 1.0)
+            for members, split in groups:
+                gid += 1
+                group_of[members] = gid
+                cg.glyphs += _cut_glyphs(grey, labels, group_of, gid, st, members, split,
+                                         face, contrast, (r, c), cfg)
+            cg.seg_ok = ok and 1 <= len(cg.glyphs) <= n_max
+            if cg.glyphs:
+                cg.zone = _ink_zone(grey, self.inside, (r, c), p, boxes[r, c], face,
+                                    contrast)
+                cg.area = _ink_area(cg.zone, cg.glyphs, p, cfg)
+            out[(r, c)] = cg
+        return out
 
 
 def _ink_zone(grey: np.ndarray, inside: np.ndarray, cell: tuple[int, int], p: int,
@@ -1033,7 +1063,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     # empty cells: less sure the nearer they came to looking like a tile
     conf[cand & ~is_tile] = cfg.conf_rejected_candidate
     mixmath = game == "mixmath"
-    found = ink_glyphs(grid_bgr, rows, cols, stats, is_tile, split_pairs=mixmath, config=cfg)
+    found = ink_glyphs(grid_bgr, rows, cols, stats, is_tile, split_pairs=mixmath, config=cfg,
+                       unprinted=kinds == "plain")
     clock("cells.segment")
     own = digits.load_set_glyphs(getattr(profile, "glyphs", None))
     best = read_numbers(found, grid_bgr.shape[0] / rows, game, cfg, own)
