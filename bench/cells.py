@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from bench.vision import markdown
+from bench.vision import RES_12MP, RES_1080P, markdown
 from samples.render import photo_seed, sample_photo
 from vision import board as vboard
 from vision import tiles
@@ -94,6 +94,7 @@ def run(args) -> list[dict]:
                           disable=args.verbose):
                 seed = photo_seed(args.seed + 1000 * salt + 10 * tier, i)
                 image, truth, _ = sample_photo(game, tier, seed, hand=args.hand,
+                                               resolution=args.resolution,
                                                fonts="held_out")
                 grid = oracle_grid(image, truth)
                 o_cells, _, o_hidden = tiles.read_cells(grid, game, config=args.tiles_config,
@@ -159,6 +160,8 @@ def main(argv=None) -> int:
     parser.add_argument("--n", type=int, default=40)
     parser.add_argument("--seed", type=int, default=DEV_SEED)
     parser.add_argument("--hand", action="store_true", help="every photo with a hand")
+    parser.add_argument("--12mp", dest="resolution", action="store_const", const=RES_12MP,
+                        default=RES_1080P, help="4032x3024 photos (default 1920x1080)")
     parser.add_argument("--save", type=Path, help="write failing photos and grids here")
     parser.add_argument("-v", "--verbose", action="store_true")
     parser.add_argument("--set", nargs="+", default=[], metavar="FIELD=VALUE",
