@@ -177,6 +177,8 @@ class TilesConfig:
     square_darker_tol: float = 45.0     # L darker (a shadow; a hand is 40-140 darker)
     square_lighter_tol: float = 80.0    # L lighter (glare)
     explained_conf: float = 0.5         # ... and a tile read at least this surely
+    glare_lightness: float = 250.0      # ... and a face washed to white by a glare (this
+    glare_chroma: float = 8.0           # light and this grey, balanced): no skin is
     occluder_min_cells: int = 2         # unexplained cells: a blob this big with skin ...
     occluder_foreign_cells: int = 3     # ... or with this many off-colour cells is a hand
     skin_tinge: float = 0.15            # a glyphless tile-like cell this much skin may be a
@@ -1095,7 +1097,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     for cg, _ in reads:
         read_well[cg.cell] = conf[cg.cell] >= cfg.explained_conf
     off_square = ~is_tile & ~own_print & ~_square_colour(stats, colours, cfg)
-    explained = (~is_tile & ~off_square) | read_well | blank
+    glare = (stats.face_lab[..., 0] >= cfg.glare_lightness) & (stats.chroma <= cfg.glare_chroma)
+    explained = (~is_tile & ~off_square) | read_well | blank | glare
     # an empty cell unlike its square (a tile washed out by glare?): check it
     conf[off_square & ~blank] = np.minimum(conf[off_square & ~blank], cfg.conf_off_square)
     skin_like = _skin_like(stats, ~is_tile & ~off_square, groups, read_well, cfg)
