@@ -178,7 +178,9 @@ class TilesConfig:
     square_lighter_tol: float = 80.0    # L lighter (glare)
     explained_conf: float = 0.5         # ... and a tile read at least this surely
     glare_lightness: float = 250.0      # ... and a face washed to white by a glare (this
-    glare_chroma: float = 8.0           # light and this grey, balanced): no skin is
+    glare_chroma: float = 8.0           # light and this grey, balanced; or as photographed
+    glare_clipped: float = 250.0        # this light, its B, G, R apart by at most
+    glare_spread: float = 12.0          # this): no skin is
     occluder_min_cells: int = 2         # unexplained cells: a blob this big with skin ...
     occluder_foreign_cells: int = 3     # ... or with this many off-colour cells is a hand
     skin_tinge: float = 0.15            # a glyphless tile-like cell this much skin may be a
@@ -1096,16 +1098,20 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     read_well = np.zeros((rows, cols), bool)
     for cg, _ in reads:
         read_well[cg.cell] = conf[cg.cell] >= cfg.explained_conf
-    off_square = ~is_tile & ~own_print & ~_square_colour(stats, colours, cfg)
-    glare = (stats.face_lab[..., 0] >= cfg.glare_lightness) & (stats.chroma <= cfg.glare_chroma)
-    explained = (~is_tile & ~off_square) | read_well | blank | glare
+    glyphless = is_tile & ~blank        # taken for a tile, but no glyph found on it
+    for cell in best:
+        glyphless[cell] = False
+    empty = ~is_tile | glyphless
+    on_square = empty & (own_print | _square_colour(stats, colours, cfg))
+    off_square = empty & ~on_square
+    glare = (((stats.face_lab[..., 0] >= cfg.glare_lightness) & (stats.chroma <= cfg.glare_chroma))
+             | ((stats.face_grey >= cfg.glare_clipped) & (stats.face_spread <= cfg.glare_spread)))
+    skin_like = _skin_like(stats, on_square, groups, read_well, cfg)
+    # ink on a tile-like face, no glyph in it and a tinge of skin: fingers as pale as tiles
+    fingers = glyphless & (stats.skin_frac >= cfg.skin_tinge) & ~skin_like
+    explained = (on_square & ~fingers) | read_well | blank | glare
     # an empty cell unlike its square (a tile washed out by glare?): check it
     conf[off_square & ~blank] = np.minimum(conf[off_square & ~blank], cfg.conf_off_square)
-    skin_like = _skin_like(stats, ~is_tile & ~off_square, groups, read_well, cfg)
-    # ink on a tile-like face, no glyph in it and a tinge of skin: fingers as pale as tiles
-    fingers = is_tile & (stats.skin_frac >= cfg.skin_tinge) & ~skin_like
-    for cell in best:
-        fingers[cell] = False
     occluded = occlusion(stats, explained, off_square | fingers, skin_like, cfg)
     for r, c in zip(*np.nonzero(occluded)):
         cells[r][c] = None
