@@ -1402,6 +1402,15 @@ def _corner_markers(photo: _Photo, loc: BoardLocation, game: str,
     return _search_corner_markers(photo, loc, game, g, cfg)
 
 
+def _corner_of_marker(marker: int, game: str) -> str | None:
+    """The board corner a marker id stands for (None: not one of ours). A marker of
+    another game means another game's board: BoardNotFound."""
+    decoded = decode_marker_id(marker)
+    if decoded is not None and decoded[0] != game:
+        raise BoardNotFound(f"this looks like a {decoded[0]} board (its markers), not {game}")
+    return None if decoded is None else decoded[1]
+
+
 def _turned_by_markers(loc: BoardLocation, game: str, g: BoardGeometry,
                        reads: list[tuple[int, int, int]]) -> BoardLocation:
     """The location turned as the markers read at its corners say (each read: the corner
@@ -1409,15 +1418,12 @@ def _turned_by_markers(loc: BoardLocation, game: str, g: BoardGeometry,
     disagree. A marker of another game means another game's board."""
     turns = set()
     for place, marker, picture_turns in reads:
-        decoded = decode_marker_id(marker)
-        if decoded is None:
+        corner = _corner_of_marker(marker, game)
+        if corner is None:
             continue
-        if decoded[0] != game:
-            raise BoardNotFound(f"this looks like a {decoded[0]} board (its markers), "
-                                f"not {game}")
         # the marker of corner i sits at place j when the present top is k = i - j
         # quarter turns off; its picture is then turned by k too
-        k = (_CORNER_NAMES.index(decoded[1]) - place) % 4
+        k = (_CORNER_NAMES.index(corner) - place) % 4
         if k == picture_turns % 4:
             turns.add(k)
     allowed = {0, 1, 2, 3} if g.rows == g.cols else {0, 2}
@@ -1476,13 +1482,9 @@ def _search_corner_markers(photo: _Photo, loc: BoardLocation, game: str, g: Boar
         back = np.array([[1 / fx, 0, x0 + 0.5 / fx - 0.5], [0, 1 / fy, y0 + 0.5 / fy - 0.5],
                          [0, 0, 1.0]])
         for marker, pts in _detect_markers(crop, cfg, roi=True):
-            decoded = decode_marker_id(marker)
-            if decoded is None:
-                continue
-            if decoded[0] != game:
-                raise BoardNotFound(f"this looks like a {decoded[0]} board (its markers), "
-                                    f"not {game}")
-            seen.setdefault(decoded[1], _apply(back, pts))
+            corner = _corner_of_marker(marker, game)
+            if corner is not None:
+                seen.setdefault(corner, _apply(back, pts))
     if not seen:
         return loc
     # the turn that puts every marker seen where its id says it is
