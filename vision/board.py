@@ -864,8 +864,9 @@ def _grow_lattice(blobs: _Blobs, seed: int, u: np.ndarray, v: np.ndarray,
             return None
         # drop what the refit no longer puts near its spot, and fit again
         off = np.linalg.norm(_apply(np.linalg.inv(new_h), p[cand]) - ab, axis=1)
-        if (off > cfg.match_tolerance * _REFIT_SHARE).any() and (off <= cfg.match_tolerance * _REFIT_SHARE).sum() >= 4:
-            cand, ab = cand[off <= cfg.match_tolerance * _REFIT_SHARE], ab[off <= cfg.match_tolerance * _REFIT_SHARE]
+        near = off <= cfg.match_tolerance * _REFIT_SHARE
+        if not near.all() and near.sum() >= 4:
+            cand, ab = cand[near], ab[near]
             new_h = _homography_lsq(ab, p[cand])
             if new_h is None:
                 return None

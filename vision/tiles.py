@@ -85,8 +85,9 @@ class TilesConfig:
     ink_min_rel_contrast: float = 0.15  # ... also relative to the face (dim light); empty
                                         # squares reach ~20 (noise, fold lines, the edge of
                                         # a neighbour's tile): glyph cutting rejects those
-    ink_max_spread: float = 100.0       # ink is dark (black, navy, brown, dark red): its spread is at
-    ink_spread_face: float = 0.8        # most this + this * the face's (coloured print fails)
+    ink_max_spread: float = 100.0       # ink is dark (black, navy, brown, dark red): its
+    ink_spread_face: float = 0.8        # spread is at most this + this * the face's
+                                        # (coloured print fails)
     ink_min_frac: float = 0.012         # share of the centre that is ink on a tile
     ink_max_frac: float = 0.6           # (a bold "80" fills ~half the centre)
     ink_level: float = 0.5              # ink is darker than face - ink_level * contrast;
@@ -452,9 +453,21 @@ def ink_glyphs(grid_bgr: np.ndarray, rows: int, cols: int, stats: CellStats,
     if unprinted is not None:
         again &= unprinted
     if again.any():
+        # only glyphs clear of the ink zone's sides: a shadow's or a tile edge's shading
+        # breaks into specks along them at this level
         found.update((cell, cg) for cell, cg in cut(stats.ink & keep, again).items()
-                     if cg.glyphs)
+                     if cg.glyphs and not any(_at_side(g, boxes[cell], p) for g in cg.glyphs))
     return [found[cell] for cell in sorted(found)]
+
+
+def _at_side(glyph: Glyph, box: np.ndarray, p: int) -> bool:
+    """Whether a glyph reaches a side of its cell's ink zone (``box``: x0, y0, x1, y1 in
+    the cell)."""
+    r, c = glyph.cell
+    x, y, w, h = glyph.box
+    x, y = x - c * p, y - r * p
+    x0, y0, x1, y1 = (int(v) for v in box)
+    return x <= x0 or y <= y0 or x + w >= x1 or y + h >= y1
 
 
 class _Cutter:
@@ -1507,8 +1520,8 @@ def occlusion(stats: CellStats, explained: np.ndarray, foreign: np.ndarray,
     the square or tile looks like anyway, ``skin_like``) and ``occluder_min_cells``
     cells, or ``occluder_foreign_cells`` cells ``foreign`` (neither its square's colour
     nor a tile with a glyph: a sleeve, a glove, fingers as pale as the tiles) —
-    hard-to-read tiles alone are no hand. Hidden are the blob and its partly covered fringe (a finger over part of a
-    tile: some skin colour where there should be none)."""
+    hard-to-read tiles alone are no hand. Hidden are the blob and its partly covered
+    fringe (a finger over part of a tile: some skin colour where there should be none)."""
     cfg = config or TilesConfig()
     suspect = ~explained
     skin = (stats.skin_frac >= cfg.skin_min_frac) & suspect
