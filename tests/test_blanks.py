@@ -160,18 +160,3 @@ def test_tiles_beside_empty_squares_under_glare_make_no_blanks():
         empty = np.array([[v is None for v in row] for row in cells])
         assert not (got.blank & empty).any(), seed
 
-
-@pytest.mark.parametrize("seed", [33, 36, 38])
-def test_tiles_washed_out_by_a_glare_are_no_hand(seed):
-    """A glare washes tiles and signs to a grey white no hand has: unread, not hidden (on
-    seed 36 a blob of them, beside a beige tile read unsurely, was taken for a hand)."""
-    cells = random_cells("mixmath", np.random.default_rng(seed), fill=0.5)
-    img, truth = _glare_on("mixmath", 2, seed, cells, 1.0)
-    assert not read(img, truth, "mixmath").occluded.any()
-
-
-def test_a_glare_over_a_skin_coloured_board_is_no_hand():
-    """Beige squares lit by a glare's halo look like tiles, with no glyph: empty squares of
-    their usual (skin) colour, not fingers. The photo whose reading once hid 17 cells."""
-    img, truth, _ = sample_photo("calculissimo", 2, 481575399, hand=False, fonts="held_out")
-    assert not read(img, truth, "calculissimo").occluded.any()
