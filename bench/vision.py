@@ -47,6 +47,7 @@ class Tally:
     photos_right: int = 0
     cells: int = 0
     cells_right: int = 0
+    cells_found: int = 0  # cells of the photos whose board was found
     not_found: int = 0
     flagged: int = 0  # photos reported as occluded
     ms: list[float] = field(default_factory=list)
@@ -65,6 +66,7 @@ class Tally:
         for t_row, r_row in zip(truth_cells, read_cells):
             for t, r in zip(t_row, r_row):
                 self.cells += 1
+                self.cells_found += 1
                 if t == r:
                     self.cells_right += 1
                 else:
@@ -78,6 +80,7 @@ class Tally:
             "photos": self.photos,
             "all right": _pct(self.photos_right, self.photos),
             "cells": _pct(self.cells_right, self.cells, 3),
+            "cells, board found": _pct(self.cells_right, self.cells_found, 3),
             "no board": self.not_found,
             "median ms": f"{statistics.median(ms):.0f}" if ms else "-",
             "p95 ms": f"{ms[min(len(ms) - 1, int(0.95 * len(ms)))]:.0f}" if ms else "-",
@@ -224,7 +227,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)  # one core, as the targets are stated
     started = time.time()
-    table = markdown(run(args), ["set", "reader", "photos", "all right", "cells", "no board",
+    table = markdown(run(args), ["set", "reader", "photos", "all right", "cells",
+                                 "cells, board found", "no board",
                                  "median ms", "p95 ms", "wrongly flagged", "flagged",
                                  "hot spots"])
     table += f"\n\n(bench.vision, {time.time() - started:.0f} s; {' '.join(sys.argv[1:])})\n"
