@@ -92,9 +92,9 @@ class TilesConfig:
     ink_max_frac: float = 0.6           # (a bold "80" fills ~half the centre)
     ink_level: float = 0.5              # ink is darker than face - ink_level * contrast;
     ink_grow_level: float = 0.3         # ... and grows into pixels darker than this level
+                                        # (hysteresis: faint strokes stay joined)
     faint_level: float = 0.1            # a doubtful cell's glyphs are grown this far too
                                         # (:func:`faint_cut`: hairlines lost in blur)
-                                        # (hysteresis: faint strokes stay joined)
 
     surround_dark: float = 0.6          # a strip along a cell's side this much ink-dark is
     face_inset: float = 0.04            # the square round the tile (and this much its rim)
