@@ -35,10 +35,3 @@ def test_a_pale_hand_the_colour_of_the_tiles_is_a_hand():
     hidden = {tuple(rc) for rc in truth["occluded"]}
     assert len(hidden) >= 8
     assert hidden & {(int(r), int(c)) for r, c in np.argwhere(occluded)}
-
-
-def test_tiles_left_unread_in_an_overexposed_photo_are_no_sleeve():
-    """Washed-out tiles not even taken for tiles show no square's colour, but exactly the
-    tiles': unread tiles, not a sleeve (this photo once hid 60 cells)."""
-    img, truth, _ = sample_photo("calculissimo", 2, 999138758, hand=False, fonts="held_out")
-    assert not read(img, truth, "calculissimo").occluded.any()

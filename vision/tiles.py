@@ -184,8 +184,6 @@ class TilesConfig:
     glare_spread: float = 12.0          # this): no skin is
     occluder_min_cells: int = 2         # unexplained cells: a blob this big with skin ...
     occluder_foreign_cells: int = 3     # ... or with this many off-colour cells is a hand
-    tile_match: float = 8.0             # (a face this near the tiles' colour is a tile
-                                        # left unread, not a sleeve: pale hands lie 17+ off)
     skin_tinge: float = 0.15            # a glyphless tile-like cell this much skin may be a
                                         # pale finger
     skin_edge_frac: float = 0.04        # next to such a blob, a cell this much skin is
@@ -1127,8 +1125,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     explained = (on_square & ~fingers) | read_well | blank | glare
     # an empty cell unlike its square (a tile washed out by glare?): check it
     conf[off_square & ~blank] = np.minimum(conf[off_square & ~blank], cfg.conf_off_square)
-    foreign = (off_square | fingers) & ~(colours.d_tile <= cfg.tile_match)
-    occluded = occlusion(stats, explained, foreign, skin_like, cfg)
+    occluded = occlusion(stats, explained, off_square | fingers, skin_like, cfg)
     for r, c in zip(*np.nonzero(occluded)):
         cells[r][c] = None
         conf[r, c] = 0.0
