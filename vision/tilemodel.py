@@ -112,11 +112,10 @@ def cell_features(found: list, p: float) -> np.ndarray:
     the glyphs, uncut: :func:`vision.tiles._ink_area`), and the glyphs' height and width."""
     images, heights, widths = [], [], []
     for cg in found:
-        x0 = min(g.box[0] for g in cg.glyphs)
-        y0 = min(g.box[1] for g in cg.glyphs)
+        x0, y0, x1, y1 = cg.span
         images.append(cg.area.image)
-        heights.append((max(g.box[1] + g.box[3] for g in cg.glyphs) - y0) / p)
-        widths.append((max(g.box[0] + g.box[2] for g in cg.glyphs) - x0) / p)
+        heights.append((y1 - y0) / p)
+        widths.append((x1 - x0) / p)
     return tile_features(images, heights, widths)
 
 

@@ -255,6 +255,17 @@ class CellGlyphs:
     zone: Glyph | None = None   # the soft ink of the cell's whole ink zone, unthresholded
                                 # (what :func:`faint_cut` grows the glyphs into)
 
+    @property
+    def span(self) -> tuple[int, int, int, int]:
+        """x0, y0, x1, y1 (grid px, end exclusive) round all the cell's glyphs."""
+        return _span(self.glyphs)
+
+
+def _span(glyphs: list[Glyph]) -> tuple[int, int, int, int]:
+    """x0, y0, x1, y1 (grid px, end exclusive) of the box round ``glyphs``."""
+    return (min(g.box[0] for g in glyphs), min(g.box[1] for g in glyphs),
+            max(g.box[0] + g.box[2] for g in glyphs), max(g.box[1] + g.box[3] for g in glyphs))
+
 
 def _grid_shape(game: str, shape: tuple[int, int] | None, profile: Any) -> tuple[int, int]:
     if shape is not None:
@@ -534,10 +545,7 @@ def _ink_area(zone: Glyph, glyphs: list[Glyph], p: int, cfg: TilesConfig) -> Gly
     them, at least ``area_min_h`` of a cell high and ``area_aspect`` times as wide as high
     (room for a digit the cutting dropped beside the one it kept), inside the cell's ink
     ``zone``, every pixel darker than the grow level, whatever component it belongs to."""
-    x0 = min(g.box[0] for g in glyphs)
-    y0 = min(g.box[1] for g in glyphs)
-    x1 = max(g.box[0] + g.box[2] for g in glyphs)
-    y1 = max(g.box[1] + g.box[3] for g in glyphs)
+    x0, y0, x1, y1 = _span(glyphs)
     h = max(y1 - y0, cfg.area_min_h * p) * (1 + 2 * cfg.area_margin)
     w = max(x1 - x0, cfg.area_aspect * h)
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
@@ -572,8 +580,8 @@ def faint_cut(cg: CellGlyphs, config: TilesConfig | None = None) -> list[Glyph]:
     if len(xs) == 0:
         return []
     y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
-    whole = _joined(cg.glyphs)
-    if y1 - y0 <= whole.box[3] + 1 and x1 - x0 <= whole.box[2] + 1:
+    gx0, gy0, gx1, gy1 = cg.span
+    if y1 - y0 <= gy1 - gy0 + 1 and x1 - x0 <= gx1 - gx0 + 1:
         return []   # nothing faint joined on
     image = np.where(keep[y0:y1, x0:x1], zone.image[y0:y1, x0:x1], 0).astype(np.float32)
     return [Glyph(cg.cell, image, (zx + int(x0), zy + int(y0), int(x1 - x0), int(y1 - y0)))]
@@ -614,10 +622,7 @@ def _joined(glyphs: list[Glyph]) -> Glyph:
     """Glyphs of one cell pasted into one (their ink, in their common box)."""
     if len(glyphs) == 1:
         return glyphs[0]
-    x0 = min(g.box[0] for g in glyphs)
-    y0 = min(g.box[1] for g in glyphs)
-    x1 = max(g.box[0] + g.box[2] for g in glyphs)
-    y1 = max(g.box[1] + g.box[3] for g in glyphs)
+    x0, y0, x1, y1 = _span(glyphs)
     image = np.zeros((y1 - y0, x1 - x0), np.float32)
     for g in glyphs:
         x, y, w, h = g.box
@@ -1446,17 +1451,8 @@ def tesseract_read(crops: list[np.ndarray], height: int = 48) -> list[str]:
 
 def _glyph_crop(cg: CellGlyphs) -> np.ndarray:
     """The cell's kept glyphs pasted back where they were: dark ink on white, uint8."""
-    x0 = min(g.box[0] for g in cg.glyphs)
-    y0 = min(g.box[1] for g in cg.glyphs)
-    x1 = max(g.box[0] + g.box[2] for g in cg.glyphs)
-    y1 = max(g.box[1] + g.box[3] for g in cg.glyphs)
-    canvas = np.zeros((y1 - y0, x1 - x0), np.float32)
-    for g in cg.glyphs:
-        x, y, w, h = g.box
-        canvas[y - y0:y - y0 + h, x - x0:x - x0 + w] = np.maximum(
-            canvas[y - y0:y - y0 + h, x - x0:x - x0 + w], g.image)
-    m = max(2, (y1 - y0) // 4)
-    canvas = np.pad(canvas, m)
+    ink = _joined(cg.glyphs).image
+    canvas = np.pad(ink, max(2, ink.shape[0] // 4))
     return (255 * (1 - canvas)).astype(np.uint8)
 
 
