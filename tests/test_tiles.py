@@ -4,6 +4,7 @@ and Mathable looks, held-out fonts), the real Mathable photos, Tesseract batchin
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -232,6 +233,23 @@ def test_glyph_samples_survive_a_round_trip(tmp_path):
     assert max(np.abs(a - b).max() for a, b in zip(back.images, images)) <= 1 / 255
     assert back.labels.tolist() == samples.labels.tolist()
     assert list(tmp_path.iterdir()) == [tmp_path / "s.glyphs.npz"]   # no temp file left
+
+
+def test_a_set_calibrated_again_is_read_again(tmp_path):
+    rng = np.random.default_rng(5)
+    path = tmp_path / "s.glyphs.npz"
+
+    def samples(n):
+        return tiles.digits.GlyphSamples(
+            [rng.random((20, 12)).astype(np.float32) for _ in range(n)],
+            np.full(n, 0.4, np.float32), rng.integers(0, 10, n))
+
+    samples(4).save(path)
+    first = tiles.digits.load_set_glyphs(path)
+    assert tiles.digits.load_set_glyphs(path) is first               # cached
+    samples(6).save(path)
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    assert len(tiles.digits.load_set_glyphs(path).labels) == 6
 
 
 def test_faint_cut_joins_a_hairline_stem_to_its_bar():

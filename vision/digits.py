@@ -70,7 +70,6 @@ N_FEATURES = HOG_BINS * HOG_CELLS ** 2 + POOL_PX ** 2 + 6 * GLYPH_PX + 3
 MODEL_PATH = Path(__file__).parent / "models" / "glyphs.npz"
 
 
-
 # ----------------------------------------------------------------------------- features
 
 def normalise_glyph(image: np.ndarray, size: int = GLYPH_PX) -> np.ndarray:
@@ -355,12 +354,17 @@ class SetGlyphs:
         return out / out.sum(axis=1, keepdims=True)
 
 
-@lru_cache(maxsize=8)
 def load_set_glyphs(path: str | Path | None) -> SetGlyphs | None:
     """The glyph prototypes of a set from its samples file (a board profile's
-    ``glyphs``), or None."""
+    ``glyphs``), or None. Cached by the file's time of change: a set calibrated again
+    while the program runs is read again."""
     if path is None or not Path(path).exists():
         return None
+    return _set_glyphs(str(path), Path(path).stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=8)
+def _set_glyphs(path: str, mtime_ns: int) -> SetGlyphs:
     return SetGlyphs.from_samples(load_model(), GlyphSamples.load(Path(path)))
 
 
@@ -748,8 +752,8 @@ benchmark seeds."""
 def rendered_tiles(n_photos: int, seed: int, fonts: str, px: int = 64,
                    games: tuple[str, ...] | None = None):
     """Tiles of whole rendered photos (:mod:`samples.render`, no hand): ``n_photos`` of each
-    game (``games``, default both) and tier, the full range of camera, light and (tier 2) set looks with numerals in
-    ``fonts`` faces; each photo rectified from its true grid corners and cut by
+    game (``games``, default both) and tier, the full range of camera, light and (tier 2)
+    set looks with numerals in ``fonts`` faces; each photo rectified from its true grid corners and cut by
     :func:`vision.tiles.ink_glyphs`. Yields (game, tier, CellGlyphs of the tiles,
     {(row, col): text}, the tile test's (rows, cols) bool answer) per photo."""
     from samples.render import photo_seed, sample_photo
