@@ -19,11 +19,11 @@ glyphs, cut as the reader cuts them, into ``NAME.glyphs.npz`` beside it
 
 from __future__ import annotations
 
-import numpy as np
-import cv2
-
 from dataclasses import replace
 from pathlib import Path
+
+import cv2
+import numpy as np
 
 from calibration.layouts import KINDS, square_kinds
 from calibration.profiles import BoardProfile, glyphs_file, save_profile
