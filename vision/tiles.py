@@ -85,9 +85,10 @@ class TilesConfig:
     ink_min_rel_contrast: float = 0.15  # ... also relative to the face (dim light); empty
                                         # squares reach ~20 (noise, fold lines, the edge of
                                         # a neighbour's tile): glyph cutting rejects those
-    ink_max_spread: float = 100.0       # ink is dark (black, navy, brown, dark red): its
+    ink_max_spread: float = 130.0       # ink is dark (black, navy, brown, dark red): its
     ink_spread_face: float = 0.8        # spread is at most this + this * the face's
-                                        # (coloured print fails)
+                                        # (coloured print fails; a joker's star in dark red
+                                        # ink photographed bright spreads ~115)
     ink_min_frac: float = 0.012         # share of the centre that is ink on a tile
     ink_max_frac: float = 0.6           # (a bold "80" fills ~half the centre)
     ink_level: float = 0.5              # ink is darker than face - ink_level * contrast;
