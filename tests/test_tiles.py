@@ -273,6 +273,19 @@ def test_faint_cut_joins_a_hairline_stem_to_its_bar():
     assert tiles.faint_cut(cg) == []
 
 
+def test_a_glyph_out_of_line_is_also_read_alone():
+    # a tile's rim, taller and higher than the 3 beside it, cut as a "1": "13" or "15" is
+    # not the only reading offered; two digits of one number share top and baseline
+    rim = tiles.Glyph((2, 7), np.ones((34, 5), np.float32), (6, 7, 5, 34))
+    three = tiles.Glyph((2, 7), np.ones((27, 19), np.float32), (27, 18, 19, 27))
+    alone = lambda cuts: [cut[0] for cut in cuts if len(cut) == 1]  # noqa: E731
+    assert any(g is three for g in alone(tiles.other_cuts([rim, three], 2)))
+    one = tiles.Glyph((2, 7), np.ones((27, 6), np.float32), (12, 18, 6, 27))
+    assert not any(g is three for g in alone(tiles.other_cuts([one, three], 2)))
+    # a token is one glyph: its cuts are not the place to drop one
+    assert not any(g is three for g in alone(tiles.other_cuts([rim, three], 1)))
+
+
 def test_a_shadow_joining_a_numeral_to_the_tiles_side_is_cut_away():
     p = 64
     grid = np.full((3 * p, 3 * p, 3), 235, np.uint8)
