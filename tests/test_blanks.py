@@ -160,3 +160,31 @@ def test_tiles_beside_empty_squares_under_glare_make_no_blanks():
         empty = np.array([[v is None for v in row] for row in cells])
         assert not (got.blank & empty).any(), seed
 
+
+
+def test_a_cell_whose_sides_look_like_the_inked_tiles_is_told_apart():
+    # every tile casts a shadow along its bottom side (the light comes from above); empty
+    # squares show none. A cell with that shadow and no ink looks like the tiles.
+    rows, cols, p = 8, 8, P
+    rng = np.random.default_rng(3)
+    grey = rng.normal(200, 2.0, (rows * p, cols * p)).astype(np.float32)
+    tiles_at = np.zeros((rows, cols), bool)
+    tiles_at[1:4, 1:6] = True
+    blank_at = (6, 2)
+    for r, c in [*np.argwhere(tiles_at), blank_at]:
+        grey[(r + 1) * p - 4:(r + 1) * p + 6, c * p + 4:(c + 1) * p - 4] -= 60   # its shadow
+    grey = np.clip(grey, 0, 255).astype(np.uint8)
+    face = np.full((rows, cols), 200.0)
+    bare = ~tiles_at
+    like = blanks.tile_likeness(grey, face, tiles_at, bare, blanks.BlanksConfig())
+    assert like[blank_at] > 10
+    # the empty squares, but for those under a tile or the blank (its shadow falls on them)
+    shaded = np.roll(tiles_at, 1, axis=0)
+    shaded[blank_at[0] + 1, blank_at[1]] = True
+    empty = bare & ~shaded
+    empty[blank_at] = False
+    assert np.abs(like[empty]).max() < like[blank_at] / 3
+    # too few tiles to learn from: nothing is told
+    few = np.zeros_like(tiles_at)
+    few[1, 1] = True
+    assert not blanks.tile_likeness(grey, face, few, bare, blanks.BlanksConfig()).any()

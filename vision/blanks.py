@@ -110,6 +110,21 @@ class BlanksConfig:
     l_weight: float = 0.5          # lightness counts half in colour distances (as in
                                    # vision.tiles)
 
+    # -- like the tiles with ink (tile_likeness): the light across each side of a cell,
+    # where a tile shows its rim, its sides and its shadow as every tile in the photo does
+    rim_reach: tuple[float, float] = (0.25, 0.19)   # profiles this far out of and into
+                                   # the cell (its neighbour's rim, the gap, its own rim,
+                                   # sides and shadow) ...
+    rim_span: tuple[float, float] = (0.2, 0.8)   # ... averaged along this part of a side
+    rim_least: tuple[int, int] = (5, 10)         # inked tiles, bare squares needed
+    rim_z: float = 10.0            # a bare cell this many robust spreads of the bare
+    rim_dev: float = 1.0           # squares' towards the tiles, with at least this much
+                                   # outline evidence and hardly any skin (a hand is no
+    rim_skin: float = 0.1          # blank) is a blank, unless that makes more blanks than
+                                   # the set has: then the photo's light, not its tiles,
+                                   # set the squares apart (dev seeds: 40 % of the blanks
+                                   # the outline missed; an empty square in ~10 000)
+
 
 @dataclass
 class Outlines:
@@ -390,7 +405,7 @@ def unlike_empty(out: Outlines, bare: np.ndarray, groups: np.ndarray, taken: np.
 
 def find_blanks(grid_bgr: np.ndarray, stats: CellStats, colours: Squares, kinds: np.ndarray,
                 groups: np.ndarray, cand: np.ndarray,
-                config: BlanksConfig | None = None) -> np.ndarray:
+                config: BlanksConfig | None = None, most: int | None = None) -> np.ndarray:
     """(rows, cols) bool: cells holding a blank tile.
 
     Parameters
@@ -400,16 +415,20 @@ def find_blanks(grid_bgr: np.ndarray, stats: CellStats, colours: Squares, kinds:
     colours : the board's colours as this photo shows them
     kinds, groups : (rows, cols) the layout's square kinds and colour groups
     cand : (rows, cols) bool, cells with tile-like ink
+    most : how many blanks the set has (None: no limit)
 
     A blank, with a calibrated tile colour (a profile): no ink, the tiles' colour, far
     from its square's. Without (or besides): a tile's outline unlike the empty squares'
-    and a tile's colour a little unlike its square's (see the module).
+    and a tile's colour a little unlike its square's (see the module); or sides like
+    those of the photo's inked tiles (:func:`tile_likeness`) and an outline a little
+    unlike an empty square's.
     """
-    return blank_evidence(grid_bgr, stats, colours, groups, cand, config)[0]
+    return blank_evidence(grid_bgr, stats, colours, groups, cand, config, most)[0]
 
 
 def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
-                   groups: np.ndarray, cand: np.ndarray, config: BlanksConfig | None = None):
+                   groups: np.ndarray, cand: np.ndarray, config: BlanksConfig | None = None,
+                   most: int | None = None):
     """:func:`find_blanks` and what it saw: (blank, outlines, evidence)."""
     cfg = config or BlanksConfig()
     rows, cols = cand.shape
@@ -440,7 +459,56 @@ def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
         d_sq = np.fmin(d_near, colours.d_square[r, c])
         evidence[r, c] = dev[r, c] + np.minimum(d_sq, cfg.colour_cap) / cfg.colour_unit
         blank[r, c] |= (d_sq >= cfg.colour_min) & (evidence[r, c] >= cfg.evidence)
+    # or its sides look like the inked tiles' (a blank the colour of its square, its
+    # outline a little unlike an empty one's)
+    plain_tiles = cand & (groups == "plain")
+    like = tile_likeness(stats.grey, stats.face_grey, plain_tiles, bare & (groups == "plain"),
+                         cfg)
+    rim = (maybe & ~out.inked & (like >= cfg.rim_z) & (np.nan_to_num(dev) >= cfg.rim_dev)
+           & (stats.skin_frac <= cfg.rim_skin))
+    if most is None or (blank | rim).sum() <= most:
+        blank |= rim
     return blank, out, evidence
+
+
+def rim_profiles(grey: np.ndarray, rows: int, cols: int, cfg: BlanksConfig) -> np.ndarray:
+    """(rows, cols, 4 * n) the grey across each side of every cell (top, bottom, left,
+    right; from ``rim_reach[0]`` outside the cell to ``rim_reach[1]`` inside, n px),
+    averaged along the middle ``rim_span`` of the side."""
+    p = grey.shape[0] // rows
+    d = max(int(round(cfg.rim_reach[0] * p)), 0)        # outside the cell
+    e = max(int(round(cfg.rim_reach[1] * p)), 1)        # inside
+    a, b = (int(round(f * p)) for f in cfg.rim_span)
+    g = cv2.copyMakeBorder(grey[:rows * p, :cols * p], d, d, d, d,
+                           cv2.BORDER_REFLECT).astype(np.float32)
+    # each row's mean over the middle of every cell's width, each column's over its height
+    along_rows = g[:, d:d + cols * p].reshape(-1, cols, p)[:, :, a:b].mean(-1)  # (H+2d, cols)
+    along_cols = g[d:d + rows * p].reshape(rows, p, -1)[:, a:b].mean(1)         # (rows, W+2d)
+    k = np.arange(d + e)                        # from d px outside the side to e inside
+    top = along_rows[np.arange(rows)[:, None] * p + k].transpose(0, 2, 1)       # (r, c, d+e)
+    bottom = along_rows[(np.arange(rows)[:, None] + 1) * p + 2 * d - 1 - k].transpose(0, 2, 1)
+    left = along_cols[:, np.arange(cols)[:, None] * p + k]
+    right = along_cols[:, (np.arange(cols)[:, None] + 1) * p + 2 * d - 1 - k]
+    return np.concatenate([top, bottom, left, right], axis=-1)
+
+
+def tile_likeness(grey: np.ndarray, face_grey: np.ndarray, tiles: np.ndarray,
+                  bare: np.ndarray, cfg: BlanksConfig) -> np.ndarray:
+    """(rows, cols) how like this photo's inked ``tiles`` each cell looks across its sides
+    (:func:`rim_profiles`, relative to its face): the projection that best tells the tiles
+    from the ``bare`` squares (Fisher's, per photo: the light, the tiles' height and the
+    camera's angle make each photo's own), in robust spreads of the bare squares' from
+    their median. Zero when too few of either show."""
+    rows, cols = tiles.shape
+    if tiles.sum() < cfg.rim_least[0] or bare.sum() < cfg.rim_least[1]:
+        return np.zeros((rows, cols))
+    f = rim_profiles(grey, rows, cols, cfg) / np.maximum(face_grey, 1.0)[..., None]
+    pos, neg = f[tiles], f[bare]
+    var = (pos.var(0) * len(pos) + neg.var(0) * len(neg)) / (len(pos) + len(neg)) + 1e-4
+    score = f @ ((pos.mean(0) - np.median(neg, 0)) / var)
+    mid = np.median(score[bare])
+    spread = 1.4826 * np.median(np.abs(score[bare] - mid)) + 1e-6
+    return (score - mid) / spread
 
 
 def _centre_inked(grey: np.ndarray, rows: int, cols: int, cfg: BlanksConfig) -> np.ndarray:

@@ -641,16 +641,15 @@ def _opened(mask: np.ndarray, cfg: BoardConfig) -> np.ndarray:
 
 
 def _sized_components(mask: np.ndarray, lo: float, hi: float) -> np.ndarray:
-    """The mask with only its connected parts whose bounding box could hold a square of
-    side lo..hi px: a textured table leaves thousands of specks, which the outline
-    tracer would otherwise return one by one."""
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8,
-                                                           ltype=cv2.CV_32S)
-    w, h = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
-    keep = (np.minimum(w, h) >= lo * 0.5) & (np.maximum(w, h) <= 2 * hi)
-    keep[0] = keep[0] and mask[labels == 0].any()  # label 0 is the background
-    if keep.all():
-        return mask
+    """The mask without its connected parts too small or too big to be a square of side
+    lo..hi px by their pixel count: a textured table leaves thousands of specks, which the
+    outline tracer would otherwise return one by one. (Only for speed: the outlines kept
+    are judged by their size and shape after; counting pixels costs a third of measuring
+    each part's box.)"""
+    n, labels = cv2.connectedComponentsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_BBDT)
+    count = np.bincount(labels.ravel(), minlength=n)
+    keep = (count >= (0.5 * lo) ** 2) & (count <= (2 * hi) ** 2)
+    keep[0] = False                 # the background
     return np.where(keep, 255, 0).astype(np.uint8)[labels]
 
 

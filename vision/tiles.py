@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import cv2
@@ -810,6 +810,14 @@ def tile_look(profile: Any) -> TileLook | None:
 
 
 
+@lru_cache(maxsize=None)
+def blanks_in_set(game: str) -> int:
+    """How many blank tiles (Mixmath) or jokers (Calculissimo) a set has."""
+    from referee.core import load_definition
+    d = load_definition(game)
+    return int(d.get("jokers", d.get("blanks", 0)))
+
+
 def tile_set_values(game: str) -> list:
     """The values of one tile of each kind, ascending: how a calibration photo of the
     tile set lays them out (row by row from the top left)."""
@@ -1093,7 +1101,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     groups = square_groups_of(game, rows, cols)
     colours = board_colours(stats, cand, kinds, tile_look(profile), cfg, groups=groups)
     is_tile = tiles_on_squares(cand, kinds, colours, cfg)
-    blank = find_blanks(grid_bgr, stats, colours, kinds, groups, cand, cfg.blanks)
+    blank = find_blanks(grid_bgr, stats, colours, kinds, groups, cand, cfg.blanks,
+                        most=blanks_in_set(game))
     clock("cells.stats")
 
     cells: list[list[Any]] = [[None] * cols for _ in range(rows)]
