@@ -479,11 +479,12 @@ def rim_profiles(grey: np.ndarray, rows: int, cols: int, cfg: BlanksConfig) -> n
     d = max(int(round(cfg.rim_reach[0] * p)), 0)        # outside the cell
     e = max(int(round(cfg.rim_reach[1] * p)), 1)        # inside
     a, b = (int(round(f * p)) for f in cfg.rim_span)
-    g = cv2.copyMakeBorder(grey[:rows * p, :cols * p], d, d, d, d,
-                           cv2.BORDER_REFLECT).astype(np.float32)
+    g = cv2.copyMakeBorder(grey[:rows * p, :cols * p], d, d, d, d, cv2.BORDER_REFLECT)
     # each row's mean over the middle of every cell's width, each column's over its height
-    along_rows = g[:, d:d + cols * p].reshape(-1, cols, p)[:, :, a:b].mean(-1)  # (H+2d, cols)
-    along_cols = g[d:d + rows * p].reshape(rows, p, -1)[:, a:b].mean(1)         # (rows, W+2d)
+    along_rows = g[:, d:d + cols * p].reshape(-1, cols, p)[:, :, a:b].sum(-1, np.uint32)
+    along_cols = g[d:d + rows * p].reshape(rows, p, -1)[:, a:b].sum(1, np.uint32)
+    along_rows = along_rows / np.float32(b - a)                                 # (H+2d, cols)
+    along_cols = along_cols / np.float32(b - a)                                 # (rows, W+2d)
     k = np.arange(d + e)                        # from d px outside the side to e inside
     top = along_rows[np.arange(rows)[:, None] * p + k].transpose(0, 2, 1)       # (r, c, d+e)
     bottom = along_rows[(np.arange(rows)[:, None] + 1) * p + 2 * d - 1 - k].transpose(0, 2, 1)
