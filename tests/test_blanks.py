@@ -112,6 +112,23 @@ def test_blank_jokers_are_found_in_photos_without_calibration():
     assert total == 20 and found >= 11
 
 
+def test_jokers_told_by_their_sides_never_outnumber_the_set():
+    # three blank jokers the colour of their squares, which their outline alone leaves in
+    # doubt: their sides look like the photo's inked tokens'
+    img, truth, _ = sample_photo("calculissimo", 2, 434603916, hand=False, fonts="held_out")
+    got = read(img, truth, "calculissimo")
+    assert tally(truth["cells"], got.cells) == (3, 3, [])
+    rows, cols = truth["rows"], truth["cols"]
+    kinds = tiles.square_kinds_of("calculissimo", rows, cols)
+    groups = tiles.square_groups_of("calculissimo", rows, cols)
+    args = (oracle_grid(img, truth), got.stats, got.colours, kinds, groups, got.candidate)
+    blank, by_sides = blanks.find_blanks(*args, most=4)
+    assert by_sides.any() and (blank == got.blank).all()
+    # a set of two jokers cannot show three: the sides' evidence is then not believed
+    blank, by_sides = blanks.find_blanks(*args, most=2)
+    assert not by_sides.any() and blank.sum() < 3
+
+
 def test_mixmath_blanks_are_found_in_photos():
     found = total = 0
     for seed in (541102088, 2612093860, 334902619, 1422146810):

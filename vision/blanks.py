@@ -405,8 +405,11 @@ def unlike_empty(out: Outlines, bare: np.ndarray, groups: np.ndarray, taken: np.
 
 def find_blanks(grid_bgr: np.ndarray, stats: CellStats, colours: Squares, kinds: np.ndarray,
                 groups: np.ndarray, cand: np.ndarray,
-                config: BlanksConfig | None = None, most: int | None = None) -> np.ndarray:
-    """(rows, cols) bool: cells holding a blank tile.
+                config: BlanksConfig | None = None, most: int | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, cols) bool: cells holding a blank tile, and (a part of them) those told by
+    their sides alone (:func:`tile_likeness`: weaker evidence, which does not explain a
+    cell away when a hand may be over the board).
 
     Parameters
     ----------
@@ -423,13 +426,14 @@ def find_blanks(grid_bgr: np.ndarray, stats: CellStats, colours: Squares, kinds:
     those of the photo's inked tiles (:func:`tile_likeness`) and an outline a little
     unlike an empty square's.
     """
-    return blank_evidence(grid_bgr, stats, colours, groups, cand, config, most)[0]
+    blank, _, _, by_sides = blank_evidence(grid_bgr, stats, colours, groups, cand, config, most)
+    return blank, by_sides
 
 
 def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
                    groups: np.ndarray, cand: np.ndarray, config: BlanksConfig | None = None,
                    most: int | None = None):
-    """:func:`find_blanks` and what it saw: (blank, outlines, evidence)."""
+    """:func:`find_blanks` and what it saw: (blank, outlines, evidence, by sides)."""
     cfg = config or BlanksConfig()
     rows, cols = cand.shape
     blank = np.zeros_like(cand)
@@ -466,9 +470,10 @@ def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
                          cfg)
     rim = (maybe & ~out.inked & (like >= cfg.rim_z) & (np.nan_to_num(dev) >= cfg.rim_dev)
            & (stats.skin_frac <= cfg.rim_skin))
-    if most is None or (blank | rim).sum() <= most:
-        blank |= rim
-    return blank, out, evidence
+    rim &= ~blank
+    if most is not None and (blank | rim).sum() > most:
+        rim[:] = False
+    return blank | rim, out, evidence, rim
 
 
 def rim_profiles(grey: np.ndarray, rows: int, cols: int, cfg: BlanksConfig) -> np.ndarray:

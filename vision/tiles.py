@@ -1101,8 +1101,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     groups = square_groups_of(game, rows, cols)
     colours = board_colours(stats, cand, kinds, tile_look(profile), cfg, groups=groups)
     is_tile = tiles_on_squares(cand, kinds, colours, cfg)
-    blank = find_blanks(grid_bgr, stats, colours, kinds, groups, cand, cfg.blanks,
-                        most=blanks_in_set(game))
+    blank, blank_by_sides = find_blanks(grid_bgr, stats, colours, kinds, groups, cand,
+                                        cfg.blanks, most=blanks_in_set(game))
     clock("cells.stats")
 
     cells: list[list[Any]] = [[None] * cols for _ in range(rows)]
@@ -1152,7 +1152,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     skin_like = _skin_like(stats, on_square, groups, read_well, cfg)
     # ink on a tile-like face, no glyph in it and a tinge of skin: fingers as pale as tiles
     fingers = glyphless & (stats.skin_frac >= cfg.skin_tinge) & ~skin_like
-    explained = (on_square & ~fingers) | read_well | blank | glare
+    explained = (on_square & ~fingers) | read_well | (blank & ~blank_by_sides) | glare
     # an empty cell unlike its square (a tile washed out by glare?): check it
     conf[off_square & ~blank] = np.minimum(conf[off_square & ~blank], cfg.conf_off_square)
     occluded = occlusion(stats, explained, off_square | fingers, skin_like, cfg)
