@@ -19,6 +19,13 @@ like here (:func:`unlike_empty`). The evidence for a blank adds up how much narr
 farther off centre and more turned its outline is than that, and how far its colour is
 from its square's (:class:`BlanksConfig`). Glare and a soft shadow have no sharp square
 outline; a square's printed label, a digit or a star is ink.
+
+A blank of its square's very colour shows little of that; but it stands on the board as
+every tile does, with the same rim, sides and shadow, lit by the same light and seen from
+the same angle, and the photo's inked tiles show what those look like here
+(:func:`tile_likeness`). A cell whose sides are far more like theirs than the empty
+squares' are, with a little outline evidence besides, is a blank too — unless that makes
+more blanks than the set has.
 """
 
 from __future__ import annotations
