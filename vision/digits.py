@@ -123,21 +123,27 @@ def shape_features(g: np.ndarray, hog_cell: int, pool: int) -> np.ndarray:
     n_cells = (height // hog_cell) * cols
     cell_of_pixel = ((np.arange(height)[:, None] // hog_cell) * cols
                      + np.arange(width)[None, :] // hog_cell).reshape(-1)
+    g = g.astype(np.float32, copy=False)
     gp = np.pad(g, ((0, 0), (1, 1), (1, 1)))
     gx = gp[:, 1:-1, 2:] - gp[:, 1:-1, :-2]
     gy = gp[:, 2:, 1:-1] - gp[:, :-2, 1:-1]
-    mag = np.hypot(gx, gy).reshape(n, -1)
-    ang = (np.arctan2(gy, gx).reshape(n, -1) / (2 * np.pi)) % 1.0 * HOG_BINS
-    b0 = np.floor(ang).astype(np.int64) % HOG_BINS
-    w1 = ang - np.floor(ang)
-    b1 = (b0 + 1) % HOG_BINS
+    mag = cv2.magnitude(gx.reshape(-1, width), gy.reshape(-1, width)).reshape(n, -1)
+    ang = np.arctan2(gy, gx).reshape(n, -1) * np.float32(HOG_BINS / (2 * np.pi))
+    ang %= HOG_BINS
+    floor = np.floor(ang)
+    w1 = ang - floor
+    b0 = floor.astype(np.int32) % HOG_BINS
+    b1 = b0 + 1
+    b1[b1 == HOG_BINS] = 0
     # each pixel's magnitude split between its two nearest orientations, summed per
-    # (image, orientation, cell) in one bincount
-    base = np.arange(n)[:, None] * (HOG_BINS * n_cells) + cell_of_pixel
-    hog = np.bincount(np.concatenate([(base + b0 * n_cells).ravel(),
-                                      (base + b1 * n_cells).ravel()]),
-                      np.concatenate([(mag * (1 - w1)).ravel(), (mag * w1).ravel()]),
-                      minlength=n * HOG_BINS * n_cells).reshape(n, -1)
+    # (image, orientation, cell) by bincount
+    base = (np.arange(n, dtype=np.int32)[:, None] * (HOG_BINS * n_cells)
+            + cell_of_pixel.astype(np.int32))
+    size = n * HOG_BINS * n_cells
+    upper = mag * w1
+    hog = (np.bincount((base + b0 * n_cells).ravel(), (mag - upper).ravel(), minlength=size)
+           + np.bincount((base + b1 * n_cells).ravel(), upper.ravel(), minlength=size)
+           ).reshape(n, -1)
     hog = np.sqrt(hog)
     hog /= np.linalg.norm(hog, axis=1, keepdims=True) + 1e-6
     q = pool
