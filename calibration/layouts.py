@@ -46,6 +46,17 @@ def layout_rows(game: str, rows: int | None = None, cols: int | None = None) -> 
     return ["." * (cols or definition["cols"])] * (rows or definition["rows"])
 
 
+def blank_tiles(game: str) -> int:
+    """How many tiles of ``game``'s set carry no ink: Mixmath's blanks, Calculissimo's
+    jokers (0 for games without them).
+
+    >>> blank_tiles("mixmath"), blank_tiles("calculissimo"), blank_tiles("breakthrough")
+    (2, 4, 0)
+    """
+    definition = load_definition(game)
+    return int(definition.get("blanks", definition.get("jokers", 0)))
+
+
 def fixed_numbers(game: str) -> dict[tuple[int, int], int]:
     """{(row, col): number} of the numbers printed on the board as tiles: the digits in
     the central 2 x 2 block of the layout (Mixmath's 1 2 3 4; "2" and "3" elsewhere are

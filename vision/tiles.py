@@ -810,14 +810,6 @@ def tile_look(profile: Any) -> TileLook | None:
 
 
 
-@lru_cache(maxsize=None)
-def blanks_in_set(game: str) -> int:
-    """How many blank tiles (Mixmath) or jokers (Calculissimo) a set has."""
-    from referee.core import load_definition
-    d = load_definition(game)
-    return int(d.get("jokers", d.get("blanks", 0)))
-
-
 def tile_set_values(game: str) -> list:
     """The values of one tile of each kind, ascending: how a calibration photo of the
     tile set lays them out (row by row from the top left)."""
@@ -891,6 +883,13 @@ def square_groups_of(game: str, rows: int, cols: int) -> np.ndarray:
         return kinds
     return np.array([[f"{k}:{chars[r][c]}" if k.startswith("premium") else str(k)
                       for c, k in enumerate(row)] for r, row in enumerate(kinds)])
+
+
+@lru_cache(maxsize=None)
+def _blank_tiles(game: str) -> int:
+    """How many tiles of the game's set carry no ink (blanks, jokers): read once."""
+    from calibration.layouts import blank_tiles
+    return blank_tiles(game)
 
 
 def square_kinds_of(game: str, rows: int, cols: int) -> np.ndarray:
@@ -1102,7 +1101,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     colours = board_colours(stats, cand, kinds, tile_look(profile), cfg, groups=groups)
     is_tile = tiles_on_squares(cand, kinds, colours, cfg)
     blank, blank_by_sides = find_blanks(grid_bgr, stats, colours, kinds, groups, cand,
-                                        cfg.blanks, most=blanks_in_set(game))
+                                        cfg.blanks, most=_blank_tiles(game))
     clock("cells.stats")
 
     cells: list[list[Any]] = [[None] * cols for _ in range(rows)]
