@@ -178,7 +178,6 @@ def test_tiles_beside_empty_squares_under_glare_make_no_blanks():
         assert not (got.blank & empty).any(), seed
 
 
-
 def test_a_cell_whose_sides_look_like_the_inked_tiles_is_told_apart():
     # every tile casts a shadow along its bottom side (the light comes from above); empty
     # squares show none. A cell with that shadow and no ink looks like the tiles.
