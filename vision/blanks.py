@@ -472,9 +472,8 @@ def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
         blank[r, c] |= (d_sq >= cfg.colour_min) & (evidence[r, c] >= cfg.evidence)
     # or its sides look like the inked tiles' (a blank the colour of its square, its
     # outline a little unlike an empty one's)
-    plain_tiles = cand & (groups == "plain")
-    like = tile_likeness(stats.grey, stats.face_grey, plain_tiles, bare & (groups == "plain"),
-                         cfg)
+    plain = groups == "plain"
+    like = tile_likeness(stats.grey, stats.face_grey, cand & plain, bare & plain, cfg)
     rim = (maybe & ~out.inked & (like >= cfg.rim_z) & (np.nan_to_num(dev) >= cfg.rim_dev)
            & (stats.skin_frac <= cfg.rim_skin))
     rim &= ~blank
