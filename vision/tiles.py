@@ -1384,7 +1384,9 @@ def upright_scores(grid_bgr: np.ndarray, game: str, stats: CellStats | None = No
     features are symmetric (Calculissimo's layout), before the board is read.
     Returns (len(turns),) floats, higher is better.
 
-    The tiles, turned each way, are read as one small mosaic (one pass for all turns)."""
+    The tiles are cut once, as they lie; each turn reads their glyphs turned (a number's
+    two digits turned a quarter read as one glyph, as a cut of the turned tile would
+    join them): one batch for all turns."""
     cfg = config or TilesConfig()
     if stats is None:
         stats = cell_stats(grid_bgr, *_grid_shape(game, None, None), cfg)
@@ -1394,31 +1396,31 @@ def upright_scores(grid_bgr: np.ndarray, game: str, stats: CellStats | None = No
     if sel.sum() > cfg.upright_cells:
         contrast = np.where(sel, stats.contrast, -np.inf)
         sel = contrast >= np.sort(contrast, axis=None)[-cfg.upright_cells]
-    patches = [grid_bgr[r * p:(r + 1) * p, c * p:(c + 1) * p] for r, c in np.argwhere(sel)]
-    if not patches:
-        return np.zeros(len(turns))
-    n = len(patches)
-    turned = [np.rot90(patch, k) for k in turns for patch in patches]
-    side = math.ceil(math.sqrt(len(turned)))
-    blank = np.zeros_like(patches[0])
-    mosaic = np.vstack([np.hstack([turned[i] if i < len(turned) else blank
-                                   for i in range(r * side, (r + 1) * side)])
-                        for r in range(side)])
-    used = (np.arange(side * side) < len(turned)).reshape(side, side)
     mixmath = game == "mixmath"
-    found = ink_glyphs(mosaic, side, side, cell_stats(mosaic, side, side, cfg), used,
-                       split_pairs=mixmath, config=cfg)
-    glyphs = [gl for cg in found for gl in cg.glyphs]
-    feats = digits.glyph_features([gl.image for gl in glyphs], [gl.box[3] / p for gl in glyphs])
+    found = [cg for cg in ink_glyphs(grid_bgr, rows, cols, stats, sel, split_pairs=mixmath,
+                                     config=cfg) if cg.glyphs]
+    if not found:
+        return np.zeros(len(turns))
+    cuts = []                           # (turn, cell): the glyphs as the turned tile shows them
+    for k in turns:
+        for cg in found:
+            if k % 2 or len(cg.glyphs) == 1:
+                g = cg.glyphs[0] if len(cg.glyphs) == 1 else _joined(cg.glyphs)
+                cuts.append([(np.rot90(g.image, k), g.box[2] if k % 2 else g.box[3])])
+            else:
+                order = cg.glyphs if k % 4 == 0 else cg.glyphs[::-1]
+                cuts.append([(np.rot90(g.image, k), g.box[3]) for g in order])
+    glyphs = [g for cut in cuts for g in cut]
+    feats = digits.glyph_features([im for im, _ in glyphs], [h / p for _, h in glyphs])
     probs = digits.load_model().predict_proba(feats, digits.DIGIT_CLASSES if mixmath else None)
-    logq = np.zeros(len(turned))
+    decode = decode_mixmath if mixmath else decode_token
+    logq = np.zeros(len(cuts))
     i = 0
-    for cg in found:
-        pr = probs[i:i + len(cg.glyphs)]
-        i += len(cg.glyphs)
-        q = (decode_mixmath(pr, cg.seg_ok) if mixmath else decode_token(pr, cg.seg_ok))[1]
-        logq[cg.cell[0] * side + cg.cell[1]] = math.log(q + 1e-3)
-    return logq.reshape(len(turns), n).mean(axis=1)
+    for j, cut in enumerate(cuts):
+        q = decode(probs[i:i + len(cut)], found[j % len(found)].seg_ok)[1]
+        logq[j] = math.log(q + 1e-3)
+        i += len(cut)
+    return logq.reshape(len(turns), len(found)).mean(axis=1)
 
 
 # ------------------------------------------------------------------------ Tesseract
