@@ -204,3 +204,18 @@ def test_a_cell_whose_sides_look_like_the_inked_tiles_is_told_apart():
     few = np.zeros_like(tiles_at)
     few[1, 1] = True
     assert not blanks.tile_likeness(grey, face, few, bare, blanks.BlanksConfig()).any()
+
+
+def test_rim_profiles_run_from_outside_each_side_to_inside():
+    rows, cols, p = 3, 3, P
+    cfg = blanks.BlanksConfig()
+    d = int(round(cfg.rim_reach[0] * p))
+    grey = np.full((rows * p, cols * p), 200, np.uint8)
+    r, c = 1, 1
+    grey[r * p + 3, c * p:(c + 1) * p] = 0              # a dark line 3 px inside its top
+    grey[r * p:(r + 1) * p, (c + 1) * p - 6] = 0        # and one 6 px inside its right side
+    f = blanks.rim_profiles(grey, rows, cols, cfg).reshape(rows, cols, 4, -1)
+    top, bottom, left, right = f[r, c]
+    assert np.argmin(top) == d + 3 and np.argmin(right) == d + 5
+    assert bottom.min() > 150 and left.min() > 150     # nothing dark along those sides
+    assert np.argmin(f[r - 1, c, 1]) == d - 1 - 3      # the cell above sees it outside
