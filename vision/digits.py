@@ -760,8 +760,8 @@ def rendered_tiles(n_photos: int, seed: int, fonts: str, px: int = 64,
     """Tiles of whole rendered photos (:mod:`samples.render`, no hand): ``n_photos`` of each
     game (``games``, default both) and tier, the full range of camera, light and (tier 2)
     set looks with numerals in ``fonts`` faces; each photo rectified from its true grid
-    corners and cut by :func:`vision.tiles.ink_glyphs`. Yields (game, tier, CellGlyphs of the tiles,
-    {(row, col): text}, the tile test's (rows, cols) bool answer) per photo."""
+    corners and cut by :func:`vision.tiles.ink_glyphs`. Yields (game, tier, CellGlyphs of
+    the tiles, {(row, col): text}, the tile test's (rows, cols) bool answer) per photo."""
     from samples.render import photo_seed, sample_photo
 
     from . import board, tiles

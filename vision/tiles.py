@@ -1405,10 +1405,10 @@ def upright_scores(grid_bgr: np.ndarray, game: str, stats: CellStats | None = No
     for k in turns:
         for cg in found:
             if k % 2 or len(cg.glyphs) == 1:
-                g = cg.glyphs[0] if len(cg.glyphs) == 1 else _joined(cg.glyphs)
+                g = _joined(cg.glyphs)
                 cuts.append([(np.rot90(g.image, k), g.box[2] if k % 2 else g.box[3])])
-            else:
-                order = cg.glyphs if k % 4 == 0 else cg.glyphs[::-1]
+            else:   # upright or upside down: the digits side by side, in turn's order
+                order = cg.glyphs if k == 0 else cg.glyphs[::-1]
                 cuts.append([(np.rot90(g.image, k), g.box[3]) for g in order])
     glyphs = [g for cut in cuts for g in cut]
     feats = digits.glyph_features([im for im, _ in glyphs], [h / p for _, h in glyphs])
