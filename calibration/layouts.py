@@ -46,6 +46,18 @@ def layout_rows(game: str, rows: int | None = None, cols: int | None = None) -> 
     return ["." * (cols or definition["cols"])] * (rows or definition["rows"])
 
 
+def square_colours(game: str) -> dict[str, str]:
+    """{layout character: colour name} where the game's definition names its squares'
+    colours: squares of one colour look alike on an empty board whatever their label
+    (Calculissimo's start square is yellow like its "y" squares).
+
+    >>> square_colours("calculissimo")["*"], square_colours("mixmath")
+    ('yellow', {})
+    """
+    squares = load_definition(game).get("squares") or {}
+    return {ch: sq["colour"] for ch, sq in squares.items() if "colour" in sq}
+
+
 def blank_tiles(game: str) -> int:
     """How many tiles of ``game``'s set carry no ink: Mixmath's blanks, Calculissimo's
     jokers (0 for games without them).

@@ -125,6 +125,20 @@ def test_a_hand_over_the_board_is_occluded_not_read():
     assert clean == []
 
 
+
+def test_a_token_on_the_start_square_in_a_glare_is_read():
+    """The start square is Calculissimo's only square with a star; its empty colour is its
+    yellow siblings', so a token on it that a glare washes whiter than the other tokens is
+    still taken for a token (it once was taken for the square's own colour)."""
+    truth = random_position("calculissimo", np.random.default_rng(5), 30)
+    truth[7][7] = "1"
+    grid = flat_grid("calculissimo", print_style("calculissimo"), truth, seed=5) * 0.8
+    grid[7 * P:8 * P, 7 * P:8 * P] *= 1.25      # the glare: that token as bright as printed
+    grid = grid.astype(np.uint8)
+    cells, _, _ = tiles.read_cells(grid, "calculissimo")
+    assert cells[7][7] == "1"
+    assert wrong_cells(cells, truth) == []
+
 # -------------------------------------------------------------------------- Tesseract
 
 def test_tesseract_is_one_batched_call_for_unsure_cells_only(monkeypatch):

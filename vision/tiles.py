@@ -873,16 +873,18 @@ def learn_look(grid_bgr: np.ndarray, game: str, *, shape: tuple[int, int] | None
 
 def square_groups_of(game: str, rows: int, cols: int) -> np.ndarray:
     """(rows, cols) names of squares that share a colour: the kind, and within premium
-    kinds the layout character (Calculissimo's "premium2:y" whole-calculation squares and
-    "premium2:g" digit squares differ; its start square "*" is its own). A sign or a
-    printed centre number differs from its siblings only in its label, not its colour."""
-    from calibration.layouts import layout_rows
+    kinds the colour the game names (Calculissimo's yellow whole-calculation squares and
+    green digit squares differ; its start square is yellow too), else the layout
+    character. A sign or a printed centre number differs from its siblings only in its
+    label, not its colour."""
+    from calibration.layouts import layout_rows, square_colours
     kinds = square_kinds_of(game, rows, cols)
     chars = layout_rows(game, rows, cols)
     if len(chars) != rows or any(len(row) != cols for row in chars):
         return kinds
-    return np.array([[f"{k}:{chars[r][c]}" if k.startswith("premium") else str(k)
-                      for c, k in enumerate(row)] for r, row in enumerate(kinds)])
+    colour = square_colours(game)
+    return np.array([[f"{k}:{colour.get(chars[r][c], chars[r][c])}" if k.startswith("premium")
+                      else str(k) for c, k in enumerate(row)] for r, row in enumerate(kinds)])
 
 
 @lru_cache(maxsize=None)
