@@ -15,7 +15,9 @@ import pytest
 from calibration import artwork
 from calibration.fonts import font_split
 from calibration.geometry import board_geometry
+from bench.cells import oracle_grid
 from calibration.styles import mathable_style, print_style
+from samples.render import sample_photo
 from vision import tiles
 
 P = 64
@@ -138,6 +140,20 @@ def test_a_token_on_the_start_square_in_a_glare_is_read():
     cells, _, _ = tiles.read_cells(grid, "calculissimo")
     assert cells[7][7] == "1"
     assert wrong_cells(cells, truth) == []
+
+
+@pytest.mark.parametrize("game,seed,cell,value", [("mixmath", 1071162058, (7, 9), 6),
+                                                  ("calculissimo", 4225718475, (6, 2), "6")])
+def test_a_tile_on_a_special_square_is_cut_again_from_its_ink_alone(game, seed, cell, value):
+    """Rendered tiles on a sign or premium square whose ink, grown, reaches the sides of
+    the tile's ink zone (dropped as the square showing round it): the second cut, from the
+    ink alone, finds the numeral there as on a plain square (it once ran on plain squares
+    only, and these read as empty)."""
+    img, truth, _ = sample_photo(game, 2, seed, fonts="held_out")
+    read = tiles.read_grid(oracle_grid(img, truth), game, shape=(truth["rows"], truth["cols"]),
+                           tesseract=False)
+    assert tiles.square_kinds_of(game, truth["rows"], truth["cols"])[cell] != "plain"
+    assert read.cells[cell[0]][cell[1]] == value
 
 # -------------------------------------------------------------------------- Tesseract
 
@@ -318,6 +334,6 @@ def test_a_shadow_joining_a_numeral_to_the_tiles_side_is_cut_away():
     (six,) = cg.glyphs
     x, y, w, h = six.box
     assert p + 18 <= x and x + w <= p + 44 and h >= 26   # the numeral, not the shadow
-    # on a square with a print of its own, finding nothing stays the answer
-    (cg,) = tiles.ink_glyphs(grid, 3, 3, stats, want, unprinted=np.zeros((3, 3), bool))
+    # where no second cut is asked for (a square printed with a numeral), nothing it is
+    (cg,) = tiles.ink_glyphs(grid, 3, 3, stats, want, recut=np.zeros((3, 3), bool))
     assert cg.glyphs == []

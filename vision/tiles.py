@@ -439,7 +439,7 @@ def tile_candidates(stats: CellStats, config: TilesConfig | None = None) -> np.n
 def ink_glyphs(grid_bgr: np.ndarray, rows: int, cols: int, stats: CellStats,
                cells: np.ndarray, *, split_pairs: bool = True,
                config: TilesConfig | None = None,
-               unprinted: np.ndarray | None = None) -> list[CellGlyphs]:
+               recut: np.ndarray | None = None) -> list[CellGlyphs]:
     """Cut the glyphs of every cell in ``cells`` (a (rows, cols) bool mask).
 
     One connected-components pass over a per-cell threshold map (the ink, grown into
@@ -447,9 +447,10 @@ def ink_glyphs(grid_bgr: np.ndarray, rows: int, cols: int, stats: CellStats,
     grouped into glyphs, and (``split_pairs``) a glyph wider than a digit is split in two.
     Cells where that finds no glyph are cut once more from the ink alone, ungrown: a
     shadow across a tile, dark enough to be grown into, joins a numeral to the tile's
-    edge. Only cells on squares with no print of their own (``unprinted``, (rows, cols)
-    bool, default all) are: on a special square taken for a tile, finding no glyph is what
-    tells its own print (a sign, a centre number, pale in glare) from a tile. Returns one
+    edge. Only cells in ``recut`` ((rows, cols) bool, default all) are: the reader leaves
+    out squares printed with a numeral like a tile's (Mixmath's centre 1 2 3 4, pale in
+    glare), where finding no glyph is what tells the print from a tile; another square's
+    label cut this way is told by its likeness to its siblings'. Returns one
     :class:`CellGlyphs` per selected cell, row-major.
     """
     cfg = config or TilesConfig()
@@ -464,8 +465,8 @@ def ink_glyphs(grid_bgr: np.ndarray, rows: int, cols: int, stats: CellStats,
     again = np.zeros_like(cells)
     for cg in found.values():
         again[cg.cell] = not cg.glyphs
-    if unprinted is not None:
-        again &= unprinted
+    if recut is not None:
+        again &= recut
     if again.any():
         # only glyphs clear of the ink zone's sides: a shadow's or a tile edge's shading
         # breaks into specks along them at this level
@@ -1112,7 +1113,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     conf[cand & ~is_tile] = cfg.conf_rejected_candidate
     mixmath = game == "mixmath"
     found = ink_glyphs(grid_bgr, rows, cols, stats, is_tile, split_pairs=mixmath, config=cfg,
-                       unprinted=kinds == "plain")
+                       recut=kinds != "fixed")
     clock("cells.segment")
     own = digits.load_set_glyphs(getattr(profile, "glyphs", None))
     best = read_numbers(found, grid_bgr.shape[0] / rows, game, cfg, own)
