@@ -101,7 +101,7 @@ def read_board(image_bgr: np.ndarray, game: str, *, profile: Any = None,
         turn = turns[int(np.argmax(scores))]
         if turn:
             location = location.rotated(turn)
-            grid = np.ascontiguousarray(np.rot90(grid, turn))
+            grid = tiles.turned(grid, turn)
             stats = stats.rotated(turn)
         # a few symmetric tiles (0, 1, 8, +, x) read alike every way up: say so
         turned_unsure = np.diff(np.sort(scores)[-2:])[0] < tiles_cfg.upright_margin

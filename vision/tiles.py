@@ -214,8 +214,7 @@ class CellStats:
 
     def rotated(self, k: int) -> CellStats:
         """The same statistics for the grid turned by ``np.rot90(grid, k)``."""
-        return CellStats(*(np.ascontiguousarray(np.rot90(getattr(self, f.name), k))
-                           for f in fields(self)))
+        return CellStats(*(turned(getattr(self, f.name), k) for f in fields(self)))
 
     @cached_property
     def face_lab(self) -> np.ndarray:
@@ -227,6 +226,25 @@ class CellStats:
         """Lab chroma of the balanced face."""
         lab = self.face_lab
         return np.hypot(lab[..., 1] - 128, lab[..., 2] - 128)
+
+
+_CV_TURNS = {1: cv2.ROTATE_90_COUNTERCLOCKWISE, 2: cv2.ROTATE_180, 3: cv2.ROTATE_90_CLOCKWISE}
+
+
+def turned(a: np.ndarray, k: int) -> np.ndarray:
+    """``np.rot90(a, k)`` (an image, or an array of cells), contiguous. By OpenCV: numpy's
+    copy of a grid turned a quarter walks it across the cache (~5 ms a 960 px grid).
+
+    >>> a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    >>> all(np.array_equal(turned(a, k), np.rot90(a, k)) for k in range(-1, 5))
+    True
+    """
+    k %= 4
+    if k == 0:
+        return np.ascontiguousarray(a)
+    if a.dtype == bool:
+        return cv2.rotate(a.view(np.uint8), _CV_TURNS[k]).view(bool)
+    return cv2.rotate(a, _CV_TURNS[k])
 
 
 def _lab(bgr: np.ndarray) -> np.ndarray:
