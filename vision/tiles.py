@@ -890,20 +890,22 @@ def learn_look(grid_bgr: np.ndarray, game: str, *, shape: tuple[int, int] | None
     return TileLook(tuple(float(v) for v in np.median(stats.face_lab[tiles], axis=0)))
 
 
+@lru_cache(maxsize=None)
 def square_groups_of(game: str, rows: int, cols: int) -> np.ndarray:
     """(rows, cols) names of squares that share a colour: the kind, and within premium
     kinds the colour the game names (Calculissimo's yellow whole-calculation squares and
     green digit squares differ; its start square is yellow too), else the layout
     character. A sign or a printed centre number differs from its siblings only in its
-    label, not its colour."""
+    label, not its colour. Worked out once per board (read-only)."""
     from calibration.layouts import layout_rows, square_colours
     kinds = square_kinds_of(game, rows, cols)
     chars = layout_rows(game, rows, cols)
     if len(chars) != rows or any(len(row) != cols for row in chars):
         return kinds
     colour = square_colours(game)
-    return np.array([[f"{k}:{colour.get(chars[r][c], chars[r][c])}" if k.startswith("premium")
-                      else str(k) for c, k in enumerate(row)] for r, row in enumerate(kinds)])
+    return _read_only(np.array([[f"{k}:{colour.get(chars[r][c], chars[r][c])}"
+                                 if k.startswith("premium") else str(k)
+                                 for c, k in enumerate(row)] for r, row in enumerate(kinds)]))
 
 
 @lru_cache(maxsize=None)
@@ -913,13 +915,20 @@ def _blank_tiles(game: str) -> int:
     return blank_tiles(game)
 
 
+@lru_cache(maxsize=None)
 def square_kinds_of(game: str, rows: int, cols: int) -> np.ndarray:
-    """(rows, cols) kind names of the game's layout (all "plain" when it has none)."""
+    """(rows, cols) kind names of the game's layout (all "plain" when it has none); worked
+    out once per board (read-only)."""
     from calibration.layouts import square_kinds
     kinds = square_kinds(game, rows, cols)
     if kinds.shape != (rows, cols):
-        return np.full((rows, cols), "plain")
-    return kinds
+        kinds = np.full((rows, cols), "plain")
+    return _read_only(kinds)
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
 
 
 def _lab_distance(lab: np.ndarray, ref, l_weight: float) -> np.ndarray:
