@@ -678,8 +678,10 @@ def _tile_faces(stats: CellStats, rows: int, cols: int, p: int, cfg: TilesConfig
     inset = int(round(cfg.face_inset * p))
     idx = np.arange(p)
     spans, ends = [], []
-    for dark in (ink[:, :, z, :].mean(axis=2), ink[:, :, :, z].mean(axis=3)):  # cols, rows
-        solid = dark[..., z] >= cfg.surround_dark                 # (rows, cols, zone)
+    across = cfg.surround_dark * (z.stop - z.start)               # ink pixels across the zone
+    for dark in (ink[:, :, z, :].sum(axis=2, dtype=np.uint16),   # per column, per row
+                 ink[:, :, :, z].sum(axis=3, dtype=np.uint16)):
+        solid = dark[..., z] >= across                            # (rows, cols, zone)
         lead = np.cumprod(solid, axis=2).sum(axis=2)              # dark strips from the
         trail = np.cumprod(solid[..., ::-1], axis=2).sum(axis=2)  # start, from the end
         first = z.start + np.where(lead > 0, lead + inset, 0)
