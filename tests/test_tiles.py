@@ -155,6 +155,25 @@ def test_a_tile_on_a_special_square_is_cut_again_from_its_ink_alone(game, seed, 
     assert tiles.square_kinds_of(game, truth["rows"], truth["cols"])[cell] != "plain"
     assert read.cells[cell[0]][cell[1]] == value
 
+
+def test_a_glare_on_coloured_squares_is_no_hand_but_skin_there_is():
+    """A glare lifts olive squares towards white, to a tan no square of the board has;
+    white light raises B, G and R alike, so it is told from skin over the same squares."""
+    olive = print_style("mixmath")
+    olive = replace(olive, square_text=False, squares=tuple(
+        (k, replace(sq, fill=(150, 140, 50)) if k in "+-x/" else sq) for k, sq in olive.squares))
+    truth = random_position("mixmath", np.random.default_rng(6), 25)
+    grid = flat_grid("mixmath", olive, truth, seed=6).astype(np.float32)
+    yy, xx = np.mgrid[0:grid.shape[0], 0:grid.shape[1]]
+    glare = 130 * np.exp(-((yy - 7 * P) ** 2 + (xx - 10 * P) ** 2) / (2 * (1.3 * P) ** 2))
+    glared = np.clip(grid + glare[..., None], 0, 255).astype(np.uint8)
+    cells, _, occluded = tiles.read_cells(glared, "mixmath")
+    assert occluded == [] and wrong_cells(cells, truth) == []
+    hand = grid.astype(np.uint8)
+    hand[6 * P:8 * P, 9 * P:11 * P] = (120, 150, 205)                 # BGR skin
+    _, _, occluded = tiles.read_cells(hand, "mixmath")
+    assert {(6, 9), (6, 10), (7, 9), (7, 10)} <= set(occluded)
+
 # -------------------------------------------------------------------------- Tesseract
 
 def test_tesseract_is_one_batched_call_for_unsure_cells_only(monkeypatch):

@@ -38,6 +38,7 @@ Cell values: Mixmath an int 0..99, Calculissimo ``"0".."9" "+" "-" "x" "/"`` or 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 from typing import Any
@@ -184,7 +185,12 @@ class TilesConfig:
     glare_lightness: float = 250.0      # ... and a face washed to white by a glare (this
     glare_chroma: float = 8.0           # light and this grey, balanced; or as photographed
     glare_clipped: float = 250.0        # this light, its B, G, R apart by at most
-    glare_spread: float = 12.0          # this): no skin is
+    glare_spread: float = 12.0          # this): no skin is; or an empty square's colour
+    glare_lift: float = 12.0            # lifted at least this much in each of B, G, R not
+    glare_tint: tuple[float, float] = (8.0, 0.35)   # near white, by amounts at most this
+                                        # far apart (grey levels + share of the lift): white
+                                        # light added, a glare on a coloured square
+    glare_near_white: float = 240.0     # (a channel this bright may have been lifted less)
     occluder_min_cells: int = 2         # unexplained cells: a blob this big with skin ...
     occluder_foreign_cells: int = 3     # ... or with this many off-colour cells is a hand
     skin_tinge: float = 0.15            # a glyphless tile-like cell this much skin may be a
@@ -1179,7 +1185,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     on_square = empty & (own_print | _square_colour(stats, colours, cfg))
     off_square = empty & ~on_square
     glare = (((stats.face_lab[..., 0] >= cfg.glare_lightness) & (stats.chroma <= cfg.glare_chroma))
-             | ((stats.face_grey >= cfg.glare_clipped) & (stats.face_spread <= cfg.glare_spread)))
+             | ((stats.face_grey >= cfg.glare_clipped) & (stats.face_spread <= cfg.glare_spread))
+             | (empty & _lifted_by_glare(stats, colours, cfg)))
     skin_like = _skin_like(stats, on_square, groups, read_well, cfg)
     # ink on a tile-like face, no glyph in it and a tinge of skin: fingers as pale as tiles
     fingers = glyphless & (stats.skin_frac >= cfg.skin_tinge) & ~skin_like
@@ -1552,6 +1559,32 @@ def _skin_like(stats: CellStats, empty: np.ndarray, groups: np.ndarray, tiles: n
         sel = groups == group
         out[sel & empty] = skin_coloured(sel & empty)
     return out
+
+
+def _lifted_by_glare(stats: CellStats, colours: Squares, cfg: TilesConfig) -> np.ndarray:
+    """(rows, cols) bool: the face is its square's colour with white light added — B, G
+    and R raised, those not near white by about the same amount (a glare turns an olive
+    square tan, a hue no square of the board has; skin or a sleeve over it raises the
+    channels unevenly)."""
+    exp = colours.expected
+    known = np.isfinite(exp).all(axis=-1)
+    d = np.zeros(exp.shape, np.float32)
+    d[known] = stats.face_balanced[known] - _bgr(exp[known])
+    free = np.where(stats.face_balanced >= cfg.glare_near_white, np.nan, d)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)    # all clipped: NaN, raised enough
+        lift = np.nanmean(free, axis=-1)
+        apart = np.nanmax(free, axis=-1) - np.nanmin(free, axis=-1)
+    even = ~(lift < cfg.glare_lift) & ~(apart > cfg.glare_tint[0] + cfg.glare_tint[1] * lift)
+    return known & (d.max(axis=-1) >= cfg.glare_lift) & even
+
+
+def _bgr(lab: np.ndarray) -> np.ndarray:
+    """Inverse of :func:`_lab`: (..., 3) OpenCV 8-bit-scaled Lab -> float BGR 0..255."""
+    shape = lab.shape
+    lab = (np.asarray(lab, np.float32) - np.array([0, 128, 128], np.float32)) \
+        * np.array([100 / 255, 1, 1], np.float32)
+    return cv2.cvtColor(lab.reshape(-1, 1, 3), cv2.COLOR_LAB2BGR).reshape(shape) * 255.0
 
 
 def _square_colour(stats: CellStats, colours: Squares, cfg: TilesConfig) -> np.ndarray:
