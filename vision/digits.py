@@ -29,7 +29,7 @@ the reader uses, :func:`vision.tiles.ink_glyphs` — from two kinds of TRAIN-fon
 The trained weights ship in ``vision/models/glyphs.npz``; rebuild them (seeded,
 reproducible) with::
 
-    python -m vision.digits --train          # ~ 7 minutes on one core
+    python -m vision.digits --train          # ~ 25 minutes on one core
     python -m vision.digits --eval           # accuracy on HELD-OUT fonts
 
 A physical set's own font is learned from its calibration photo of the tile set (laid out
@@ -799,7 +799,7 @@ def render_glyphs(n_photos: int, seed: int = RENDER_TRAIN_SEED, fonts: str = "tr
     return _dataset(feats, labels, records)
 
 
-def train(seed: int = 0, n_cells: int = 60000, n_photos: int = 200, hidden: int = 256,
+def train(seed: int = 0, n_cells: int = 200000, n_photos: int = 600, hidden: int = 256,
           epochs: int = 30, log=print) -> GlyphModel:
     """Train the glyph model on the TRAIN fonts (seeded, reproducible): ``n_cells``
     synthetic tiles (:func:`synth_glyphs`, the train faces and other cuts of their families)
@@ -897,8 +897,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.digits", description=__doc__.split("\n")[0])
     ap.add_argument("--train", action="store_true", help="rebuild vision/models/glyphs.npz")
     ap.add_argument("--eval", action="store_true", help="accuracy on held-out fonts")
-    ap.add_argument("--cells", type=int, default=60000)
-    ap.add_argument("--photos", type=int, default=200)
+    ap.add_argument("--cells", type=int, default=200000)
+    ap.add_argument("--photos", type=int, default=600)
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--epochs", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
