@@ -186,10 +186,11 @@ class TilesConfig:
     glare_chroma: float = 8.0           # light and this grey, balanced; or as photographed
     glare_clipped: float = 250.0        # this light, its B, G, R apart by at most
     glare_spread: float = 12.0          # this): no skin is; or an empty square's colour
-    glare_lift: float = 12.0            # lifted at least this much in each of B, G, R not
-    glare_tint: tuple[float, float] = (8.0, 0.35)   # near white, by amounts at most this
-                                        # far apart (grey levels + share of the lift): white
-                                        # light added, a glare on a coloured square
+    glare_lift: float = 12.0            # lifted by at least this much (the mean over its
+    glare_tint: tuple[float, float] = (8.0, 0.35)   # B, G, R not near white), by amounts
+                                        # at most this far apart (grey levels + share of
+                                        # the lift): white light added, a glare on a
+                                        # coloured square
     glare_near_white: float = 240.0     # (a channel this bright may have been lifted less)
     occluder_min_cells: int = 2         # unexplained cells: a blob this big with skin ...
     occluder_foreign_cells: int = 3     # ... or with this many off-colour cells is a hand
@@ -1571,8 +1572,8 @@ def _lifted_by_glare(stats: CellStats, colours: Squares, cfg: TilesConfig) -> np
     d = np.zeros(exp.shape, np.float32)
     d[known] = stats.face_balanced[known] - _bgr(exp[known])
     free = np.where(stats.face_balanced >= cfg.glare_near_white, np.nan, d)
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)    # all clipped: NaN, raised enough
+    with warnings.catch_warnings():     # all near white: NaN, judged by the lift alone
+        warnings.simplefilter("ignore", RuntimeWarning)
         lift = np.nanmean(free, axis=-1)
         apart = np.nanmax(free, axis=-1) - np.nanmin(free, axis=-1)
     even = ~(lift < cfg.glare_lift) & ~(apart > cfg.glare_tint[0] + cfg.glare_tint[1] * lift)
