@@ -12,10 +12,10 @@ import cv2
 import numpy as np
 import pytest
 
+from bench.cells import oracle_grid
 from calibration import artwork
 from calibration.fonts import font_split
 from calibration.geometry import board_geometry
-from bench.cells import oracle_grid
 from calibration.styles import mathable_style, print_style
 from samples.render import sample_photo
 from vision import tiles
@@ -127,7 +127,6 @@ def test_a_hand_over_the_board_is_occluded_not_read():
     assert clean == []
 
 
-
 def test_a_token_on_the_start_square_in_a_glare_is_read():
     """The start square is Calculissimo's only square with a star; its empty colour is its
     yellow siblings', so a token on it that a glare washes whiter than the other tokens is
@@ -173,6 +172,7 @@ def test_a_glare_on_coloured_squares_is_no_hand_but_skin_there_is():
     hand[6 * P:8 * P, 9 * P:11 * P] = (120, 150, 205)                 # BGR skin
     _, _, occluded = tiles.read_cells(hand, "mixmath")
     assert {(6, 9), (6, 10), (7, 9), (7, 10)} <= set(occluded)
+
 
 # -------------------------------------------------------------------------- Tesseract
 
@@ -353,6 +353,6 @@ def test_a_shadow_joining_a_numeral_to_the_tiles_side_is_cut_away():
     (six,) = cg.glyphs
     x, y, w, h = six.box
     assert p + 18 <= x and x + w <= p + 44 and h >= 26   # the numeral, not the shadow
-    # where no second cut is asked for (a square printed with a numeral), nothing it is
+    # where no second cut is asked for (a square printed with a numeral), none is found
     (cg,) = tiles.ink_glyphs(grid, 3, 3, stats, want, recut=np.zeros((3, 3), bool))
     assert cg.glyphs == []
