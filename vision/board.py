@@ -256,7 +256,6 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
         found_here = _find_by_grid(photo, level, opened, game, geometry, profile, cfg)
         if found_here is None:
             continue
-        found_here = _corner_markers(photo, found_here, game, geometry, cfg)
         # two looks that agree settle it: a third would find the same grid again
         agreed = loc is not None and _same_grid(loc, found_here, cfg)
         if loc is None or found_here.quality > loc.quality:
@@ -1281,18 +1280,26 @@ def _find_by_grid(photo: _Photo, level: int, opened: bool, game: str,
     t2 = time.perf_counter()
     prof = _choose_profile(photo, grid_h, game, rows, cols, profile)
     geom = geometry or (prof.geometry(rows, cols) if prof else base)
-    turn, scores, certain = _orientation(photo, grid_h, game, geom, prof, cfg)
-    grid_h = _quarter_turn(turn, rows, cols) @ grid_h
-    t3 = time.perf_counter()
-    quality = _quality(fit, cfg, certain and not ambiguous)
     details = {"residual_cells": fit.residual, "line_support": fit.support,
                "grid_quality": _quality(fit, cfg, True),
                "squares_found": found, "offset_ambiguous": ambiguous, "level": level,
-               "locate_ms": (t1 - t0) * 1000, "refine_ms": (t2 - t1) * 1000,
-               "orient_ms": (t3 - t2) * 1000}
-    return BoardLocation.from_grid_homography(
-        game, grid_h, geom, quality=quality, method="grid", orientation_certain=certain,
-        orientation_scores=scores, profile=prof.name if prof else None, details=details)
+               "locate_ms": (t1 - t0) * 1000, "refine_ms": (t2 - t1) * 1000}
+    # a print-and-play board's markers, read where the grid puts them, say at once which
+    # side is up (and that the grid sits right on the board): its own features need not
+    # be weighed
+    loc = _corner_markers(photo, BoardLocation.from_grid_homography(
+        game, grid_h, geom, quality=_quality(fit, cfg, True), method="grid",
+        orientation_certain=True, profile=prof.name if prof else None, details=details),
+        game, geometry, cfg)
+    if loc.method != "markers":
+        turn, scores, certain = _orientation(photo, grid_h, game, geom, prof, cfg)
+        loc = BoardLocation.from_grid_homography(
+            game, _quarter_turn(turn, rows, cols) @ grid_h, geom,
+            quality=_quality(fit, cfg, certain and not ambiguous), method="grid",
+            orientation_certain=certain, orientation_scores=scores,
+            profile=prof.name if prof else None, details=details)
+    loc.details["orient_ms"] = (time.perf_counter() - t2) * 1000
+    return loc
 
 
 def _find_by_markers(photo: _Photo, game: str, geometry: BoardGeometry,
