@@ -1278,20 +1278,19 @@ def _find_by_grid(photo: _Photo, level: int, opened: bool, game: str,
         photo.why_not = f"no {game} board found: squares in a grid, but no grid lines"
         return None
     t2 = time.perf_counter()
-    prof = _choose_profile(photo, grid_h, game, rows, cols, profile)
-    geom = geometry or (prof.geometry(rows, cols) if prof else base)
     details = {"residual_cells": fit.residual, "line_support": fit.support,
                "grid_quality": _quality(fit, cfg, True),
                "squares_found": found, "offset_ambiguous": ambiguous, "level": level,
                "locate_ms": (t1 - t0) * 1000, "refine_ms": (t2 - t1) * 1000}
     # a print-and-play board's markers, read where the grid puts them, say at once which
-    # side is up (and that the grid sits right on the board): its own features need not
-    # be weighed
+    # side is up (and that the grid sits right on the board): no own set's profile, no
+    # features of its own to weigh
     loc = _corner_markers(photo, BoardLocation.from_grid_homography(
-        game, grid_h, geom, quality=_quality(fit, cfg, True), method="grid",
-        orientation_certain=True, profile=prof.name if prof else None, details=details),
-        game, geometry, cfg)
+        game, grid_h, base, quality=_quality(fit, cfg, True), method="grid",
+        orientation_certain=True, details=details), game, geometry, cfg)
     if loc.method != "markers":
+        prof = _choose_profile(photo, grid_h, game, rows, cols, profile)
+        geom = geometry or (prof.geometry(rows, cols) if prof else base)
         turn, scores, certain = _orientation(photo, grid_h, game, geom, prof, cfg)
         loc = BoardLocation.from_grid_homography(
             game, _quarter_turn(turn, rows, cols) @ grid_h, geom,
