@@ -1288,7 +1288,7 @@ def _find_by_grid(photo: _Photo, level: int, opened: bool, game: str,
     # features of its own to weigh
     loc = _corner_markers(photo, BoardLocation.from_grid_homography(
         game, grid_h, base, quality=_quality(fit, cfg, True), method="grid",
-        orientation_certain=True, details=details), game, geometry, cfg)
+        orientation_certain=True, details=details), game, cfg)
     if loc.method != "markers":
         prof = _choose_profile(photo, grid_h, game, rows, cols, profile)
         geom = geometry or (prof.geometry(rows, cols) if prof else base)
@@ -1393,13 +1393,14 @@ def _markers_of(markers, game: str, to_full: np.ndarray) -> dict[str, np.ndarray
     return out
 
 
-def _corner_markers(photo: _Photo, loc: BoardLocation, game: str,
-                    geometry: BoardGeometry | None, cfg: BoardConfig) -> BoardLocation:
-    """A grid found without markers may still be a print-and-play board: read the markers
-    where its corners would hold them; their ids fix which side is up. Only when a corner
-    looks like a marker but reads as none is ArUco asked to look around the corners."""
-    g = geometry or board_geometry(game)
-    if (g.rows, g.cols) != (loc.geometry.rows, loc.geometry.cols) or g.marker_mm <= 0:
+def _corner_markers(photo: _Photo, loc: BoardLocation, game: str, cfg: BoardConfig
+                    ) -> BoardLocation:
+    """A grid found without markers may still be a print-and-play board (``loc`` on its
+    geometry): read the markers where its corners would hold them; their ids fix which
+    side is up. Only when a corner looks like a marker but reads as none is ArUco asked
+    to look around the corners."""
+    g = loc.geometry
+    if g.marker_mm <= 0:
         return loc
     reads, marker_like = _read_markers(photo, loc.grid_homography, g, cfg)
     if reads:
