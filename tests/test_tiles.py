@@ -155,6 +155,28 @@ def test_a_tile_on_a_special_square_is_cut_again_from_its_ink_alone(game, seed, 
     assert read.cells[cell[0]][cell[1]] == value
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_a_washed_out_sign_shows_its_own_label_and_a_tile_on_a_sign_does_not(seed):
+    """A sign square washed pale (taken for a tile by its colour) is compared with the
+    empty squares of its own sign: its label gives it away. Tiles lying on signs show
+    none. (All four signs pooled, their median label was a blot that matched neither.)"""
+    truth = random_position("mixmath", np.random.default_rng(seed), 60)
+    grid = flat_grid("mixmath", mathable_style(), truth, seed=seed).astype(np.float32)
+    kinds = tiles.square_kinds_of("mixmath", 14, 14)
+    has_tile = np.array([[v is not None for v in row] for row in truth])
+    r, c = np.argwhere((kinds == "sign") & ~has_tile)[0]
+    square = grid[r * P:(r + 1) * P, c * P:(c + 1) * P]
+    square[:] = 255 - 0.35 * (255 - square)          # a glare
+    taken = has_tile.copy()
+    taken[r, c] = True
+    cfg = tiles.TilesConfig()
+    likeness = tiles._label_likeness(tiles.cell_stats(grid.astype(np.uint8), 14, 14),
+                                     tiles.square_prints_of("mixmath", 14, 14), kinds, taken,
+                                     cfg)
+    assert likeness[r, c] >= cfg.label_match + 0.1
+    assert likeness[has_tile & (kinds == "sign")].max() < cfg.label_match - 0.2
+
+
 def test_a_glare_on_coloured_squares_is_no_hand_but_skin_there_is():
     """A glare lifts olive squares towards white, to a tan no square of the board has;
     white light raises B, G and R alike, so it is told from skin over the same squares."""

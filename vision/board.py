@@ -1376,11 +1376,86 @@ def _aruco_detector(cfg: BoardConfig, roi: bool = False):
 def _detect_markers(grey: np.ndarray, cfg: BoardConfig, roi: bool = False
                     ) -> list[tuple[int, np.ndarray]]:
     """[(id, (4, 2) corners in grey's px, the marker's own TL TR BR BL)]; ``roi``: a small
-    crop around one expected marker (which may fill much of it)."""
-    corners, ids, _ = _aruco_detector(cfg, roi).detectMarkers(grey)
-    if ids is None:
-        return []
-    return [(int(i), c.reshape(4, 2).astype(float)) for i, c in zip(ids.ravel(), corners)]
+    crop around one expected marker (which may fill much of it).
+
+    A small far marker (~3 px a module, blurred) is often outlined by ArUco but rejected:
+    its bits, against all 50 codes, are too unsure. Against boardsight's few codes only,
+    many still read clearly (:func:`_marker_in_quad`)."""
+    corners, ids, rejected = _aruco_detector(cfg, roi).detectMarkers(grey)
+    out = [] if ids is None else [(int(i), c.reshape(4, 2).astype(float))
+                                  for i, c in zip(ids.ravel(), corners)]
+    for quad in rejected:
+        quad = quad.reshape(4, 2).astype(float)
+        read = _marker_in_quad(grey, quad, cfg)
+        if read is not None:
+            marker, turns = read
+            # ArUco's outline of a rejected candidate is whole pixels: refined as it
+            # refines its own (a few markers' corners may have to carry the board)
+            side = np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1).mean()
+            win = int(np.clip(round(side / 8), 1, 5))
+            quad = cv2.cornerSubPix(grey, quad.astype(np.float32).reshape(-1, 1, 2),
+                                    (win, win), (-1, -1), _SUBPIX_STOP).reshape(4, 2)
+            # the picture turned by k quarter turns: the marker's own corner j lies at
+            # the outline's corner j - k
+            out.append((marker, np.roll(quad.astype(float), turns, axis=0)))
+    return out
+
+
+_SUBPIX_STOP = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.01)
+
+
+def _marker_in_quad(grey: np.ndarray, quad: np.ndarray, cfg: BoardConfig
+                    ) -> tuple[int, int] | None:
+    """(boardsight marker id, quarter turns of its picture) for a dark quadrilateral
+    outlined in ``grey`` (clockwise), or None when it does not read clearly as one."""
+    m = _MARKER_MODULE_PX
+    n = _MARKER_MODULES + 2
+    dst = np.array([[1, 1], [n - 1, 1], [n - 1, n - 1], [1, n - 1]], np.float32) * m - 0.5
+    to_out = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    side = float(np.linalg.norm(np.diff(np.vstack([quad, quad[:1]]), axis=0), axis=1).mean())
+    patch = _warp(grey, to_out, (n * m, n * m), side / (_MARKER_MODULES * m))
+    return _marker_from_modules(patch, cfg)[1]
+
+
+def _marker_from_modules(patch: np.ndarray, cfg: BoardConfig
+                         ) -> tuple[bool, tuple[int, int] | None]:
+    """Read a top-down grey cut-out of a marker and one module of quiet zone round it
+    (``_MARKER_MODULE_PX`` px a module): its 4 x 4 bits are matched with every boardsight
+    marker under every quarter turn.
+
+    Returns (whether it looks like a marker at all: a dark frame in a light quiet zone,
+    (marker id, quarter turns of its picture) for a clear read else None)."""
+    m = _MARKER_MODULE_PX
+    n = _MARKER_MODULES + 2
+    q = m // 4
+    modules = patch.reshape(n, m, n, m)[:, q:m - q, :, q:m - q].mean(axis=(1, 3))
+    ring, border = _marker_rings()
+    white, black = float(np.median(modules[ring])), float(np.median(modules[border]))
+    if white - black < cfg.marker_min_contrast:
+        return False, None
+    mid = (white + black) / 2
+    if (modules[border] < mid).mean() < _MARKER_FRAME_SHARE or \
+            (modules[ring] > mid).mean() < _MARKER_FRAME_SHARE:
+        return False, None
+    bits = np.clip((modules[2:-2, 2:-2] - mid) / ((white - black) / 2), -1, 1).ravel()
+    corr = _marker_patterns(_boardsight_marker_count()) @ bits / bits.size  # (ids, turns)
+    best = np.unravel_index(np.argmax(corr), corr.shape)
+    second = np.partition(corr.ravel(), -2)[-2]
+    if corr[best] >= cfg.marker_bits_match and corr[best] - second >= cfg.marker_bits_margin:
+        return True, (int(best[0]), int(best[1]))
+    return True, None
+
+
+@lru_cache(maxsize=1)
+def _marker_rings() -> tuple[np.ndarray, np.ndarray]:
+    """(n, n) bool masks of a marker cut-out's modules: the quiet zone, the black frame."""
+    n = _MARKER_MODULES + 2
+    ring = np.ones((n, n), bool)
+    ring[1:-1, 1:-1] = False
+    border = np.zeros((n, n), bool)
+    border[1:-1, 1:-1] = True
+    border[2:-2, 2:-2] = False
+    return ring, border
 
 
 def _markers_of(markers, game: str, to_full: np.ndarray) -> dict[str, np.ndarray]:
@@ -1529,7 +1604,6 @@ def _read_markers(photo: _Photo, grid_h: np.ndarray, g: BoardGeometry, cfg: Boar
     module_mm = g.marker_mm / _MARKER_MODULES
     cell_px = _cell_px_of(grid_h, g.rows, g.cols)
     shrink = cell_px * module_mm / g.cell_mm / m
-    patterns = _marker_patterns(_boardsight_marker_count())
     reads, marker_like = [], False
     for place, corner in enumerate(_CORNER_NAMES):
         tl_mm = g.marker_corners_mm(corner)[0] - module_mm
@@ -1540,27 +1614,10 @@ def _read_markers(photo: _Photo, grid_h: np.ndarray, g: BoardGeometry, cfg: Boar
         patch = _warp(photo.image, to_out, (n * m, n * m), shrink)
         if patch.ndim == 3:
             patch = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
-        q = m // 4
-        modules = patch.reshape(n, m, n, m)[:, q:m - q, :, q:m - q].mean(axis=(1, 3))
-        ring = np.ones((n, n), bool)
-        ring[1:-1, 1:-1] = False
-        border = np.zeros((n, n), bool)
-        border[1:-1, 1:-1] = True
-        border[2:-2, 2:-2] = False
-        white, black = float(np.median(modules[ring])), float(np.median(modules[border]))
-        if white - black < cfg.marker_min_contrast:
-            continue
-        mid = (white + black) / 2
-        if (modules[border] < mid).mean() < _MARKER_FRAME_SHARE or \
-                (modules[ring] > mid).mean() < _MARKER_FRAME_SHARE:
-            continue
-        marker_like = True
-        bits = np.clip((modules[2:-2, 2:-2] - mid) / ((white - black) / 2), -1, 1).ravel()
-        corr = patterns @ bits / bits.size  # (ids, turns)
-        best = np.unravel_index(np.argmax(corr), corr.shape)
-        second = np.partition(corr.ravel(), -2)[-2]
-        if corr[best] >= cfg.marker_bits_match and corr[best] - second >= cfg.marker_bits_margin:
-            reads.append((place, int(best[0]), int(best[1])))
+        looks, read = _marker_from_modules(patch, cfg)
+        marker_like |= looks
+        if read is not None:
+            reads.append((place, *read))
     return reads, marker_like
 
 

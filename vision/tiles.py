@@ -118,6 +118,9 @@ class TilesConfig:
     digit_max_aspect: float = 0.85      # no digit is wider than this * its height (a
                                         # glyph of pieces joined, :func:`_joined_cuts`)
     label_px: int = 16                  # a special square's print is compared at this size
+    label_detail: float = 0.1           # ... its strokes only: less its blur by this sigma
+                                        # (a light face ringed by a darker square is no
+                                        # label, though a tile on a square shows one)
     label_min_squares: int = 2          # ... with that of this many of its empty siblings:
     label_match: float = 0.5            # ... correlated this well and read unsurely (below
                                         # ``recut_below``), a cell is the square, empty
@@ -918,6 +921,19 @@ def square_groups_of(game: str, rows: int, cols: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=None)
+def square_prints_of(game: str, rows: int, cols: int) -> np.ndarray:
+    """(rows, cols) names of squares that carry the same print: the kind and the layout
+    character (Mixmath's four signs are one colour but four labels). Read-only."""
+    from calibration.layouts import layout_rows
+    kinds = square_kinds_of(game, rows, cols)
+    chars = layout_rows(game, rows, cols)
+    if len(chars) != rows or any(len(row) != cols for row in chars):
+        return kinds
+    return _read_only(np.array([[f"{k}:{chars[r][c]}" for c, k in enumerate(row)]
+                                for r, row in enumerate(kinds)]))
+
+
+@lru_cache(maxsize=None)
 def _blank_tiles(game: str) -> int:
     """How many tiles of the game's set carry no ink (blanks, jokers): read once."""
     from calibration.layouts import blank_tiles
@@ -1037,23 +1053,27 @@ def tiles_on_squares(cand: np.ndarray, kinds: np.ndarray, colours: Squares,
     return (cand & plain) | (~plain & (special | (cand & unknown_square)))
 
 
-def _label_likeness(stats: CellStats, groups: np.ndarray, kinds: np.ndarray,
+def _label_likeness(stats: CellStats, prints: np.ndarray, kinds: np.ndarray,
                     is_tile: np.ndarray, cfg: TilesConfig) -> np.ndarray:
     """(rows, cols) float: how much each special square taken for a tile shows the same
-    print as the empty squares of its group (a "2x" washed pale by glare looks like a tile
-    by colour; its label gives it away) — the correlation of the cell's pattern with the
-    median of its group's squares not taken for tiles, each zero-mean and unit-variance
-    (light or dark print alike). 0 elsewhere. A tile hides the print: ~0, rarely 0.5."""
+    print as the empty squares with that print (``prints``, :func:`square_prints_of`; a
+    "2x" washed pale by glare looks like a tile by colour, its label gives it away) — the
+    correlation of the cell's pattern with the median of those squares not taken for
+    tiles, each zero-mean and unit-variance (light or dark print alike). 0 elsewhere. A
+    tile hides the print: ~0, rarely 0.5. (The median of different labels — four signs —
+    is a blot in the middle, as like a tile's numeral as any label.)"""
     out = np.zeros(is_tile.shape, np.float32)
     rows, cols = is_tile.shape
     n = cfg.label_px
-    small = cv2.resize(stats.grey, (cols * n, rows * n), interpolation=cv2.INTER_AREA)
+    small = cv2.resize(stats.grey, (cols * n, rows * n),
+                       interpolation=cv2.INTER_AREA).astype(np.float32)
+    small -= cv2.GaussianBlur(small, (0, 0), cfg.label_detail * n)
     inner = _centre(n, cfg.zone_frac)
-    z = _cells_view(small.astype(np.float32), rows, cols)[:, :, inner, inner]
+    z = _cells_view(small, rows, cols)[:, :, inner, inner]
     z = z.reshape(rows, cols, -1)
     z = (z - z.mean(axis=2, keepdims=True)) / (z.std(axis=2, keepdims=True) + 1.0)
-    for group in np.unique(groups[is_tile & (kinds != "plain")]):
-        sel = groups == group
+    for group in np.unique(prints[is_tile & (kinds != "plain")]):
+        sel = prints == group
         empty = sel & ~is_tile
         if empty.sum() < cfg.label_min_squares:
             continue
@@ -1155,7 +1175,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     best = read_numbers(found, grid_bgr.shape[0] / rows, game, cfg, own)
     clock("cells.classify")
     reads = []
-    label = _label_likeness(stats, groups, kinds, is_tile, cfg)
+    label = _label_likeness(stats, square_prints_of(game, rows, cols), kinds, is_tile, cfg)
     own_print = np.zeros_like(is_tile)
     for cg in found:
         r, c = cg.cell
