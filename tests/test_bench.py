@@ -1,7 +1,10 @@
-"""The benchmark's tally: what its columns count."""
+"""The benchmarks' tallies: what their columns count."""
 
 from __future__ import annotations
 
+import numpy as np
+
+from bench.cells import corner_error
 from bench.vision import Tally
 
 
@@ -19,3 +22,19 @@ def test_tally_counts_photos_cells_and_the_cells_of_boards_found():
     assert row["median ms"] == "20"
     assert row["hot spots"] == "7→1 ×1"
     assert t.flagged == 1
+
+
+def test_a_symmetric_board_found_any_way_up_is_found():
+    # an empty Calculissimo board looks the same every way up (its layout is symmetric);
+    # a token on it, or Mixmath's signs and centre numbers, tell the turn
+    true = [[0.0, 0.0], [300.0, 0.0], [300.0, 300.0], [0.0, 300.0]]
+    turned = np.roll(np.array(true), 1, axis=0)
+    empty = {"game": "calculissimo", "rows": 15, "cols": 15, "grid_corners": true,
+             "cells": [[None] * 15 for _ in range(15)]}
+    assert corner_error(turned, empty) == 0.0
+    assert corner_error(np.array(true) + 2.0, empty) == 2.0
+    empty["cells"][0][1] = "3"
+    assert corner_error(turned, empty) == 300.0
+    mixmath = {"game": "mixmath", "rows": 14, "cols": 14, "grid_corners": true,
+               "cells": [[None] * 14 for _ in range(14)]}
+    assert corner_error(np.roll(np.array(true), 2, axis=0), mixmath) == 300.0
