@@ -1391,8 +1391,7 @@ def _detect_markers(grey: np.ndarray, cfg: BoardConfig, roi: bool = False
             marker, turns = read
             # ArUco's outline of a rejected candidate is whole pixels: refined as it
             # refines its own (a few markers' corners may have to carry the board)
-            side = np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1).mean()
-            win = int(np.clip(round(side / 8), 1, 5))
+            win = int(np.clip(round(_mean_side(quad) / 8), 1, 5))
             quad = cv2.cornerSubPix(grey, quad.astype(np.float32).reshape(-1, 1, 2),
                                     (win, win), (-1, -1), _SUBPIX_STOP).reshape(4, 2)
             # the picture turned by k quarter turns: the marker's own corner j lies at
@@ -1412,9 +1411,12 @@ def _marker_in_quad(grey: np.ndarray, quad: np.ndarray, cfg: BoardConfig
     n = _MARKER_MODULES + 2
     dst = np.array([[1, 1], [n - 1, 1], [n - 1, n - 1], [1, n - 1]], np.float32) * m - 0.5
     to_out = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    side = float(np.linalg.norm(np.diff(np.vstack([quad, quad[:1]]), axis=0), axis=1).mean())
-    patch = _warp(grey, to_out, (n * m, n * m), side / (_MARKER_MODULES * m))
+    patch = _warp(grey, to_out, (n * m, n * m), _mean_side(quad) / (_MARKER_MODULES * m))
     return _marker_from_modules(patch, cfg)[1]
+
+
+def _mean_side(quad: np.ndarray) -> float:
+    return float(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1).mean())
 
 
 def _marker_from_modules(patch: np.ndarray, cfg: BoardConfig

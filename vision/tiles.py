@@ -909,10 +909,10 @@ def square_groups_of(game: str, rows: int, cols: int) -> np.ndarray:
     green digit squares differ; its start square is yellow too), else the layout
     character. A sign or a printed centre number differs from its siblings only in its
     label, not its colour. Worked out once per board (read-only)."""
-    from calibration.layouts import layout_rows, square_colours
+    from calibration.layouts import square_colours
     kinds = square_kinds_of(game, rows, cols)
-    chars = layout_rows(game, rows, cols)
-    if len(chars) != rows or any(len(row) != cols for row in chars):
+    chars = _layout_chars(game, rows, cols)
+    if chars is None:
         return kinds
     colour = square_colours(game)
     return _read_only(np.array([[f"{k}:{colour.get(chars[r][c], chars[r][c])}"
@@ -924,13 +924,21 @@ def square_groups_of(game: str, rows: int, cols: int) -> np.ndarray:
 def square_prints_of(game: str, rows: int, cols: int) -> np.ndarray:
     """(rows, cols) names of squares that carry the same print: the kind and the layout
     character (Mixmath's four signs are one colour but four labels). Read-only."""
-    from calibration.layouts import layout_rows
     kinds = square_kinds_of(game, rows, cols)
-    chars = layout_rows(game, rows, cols)
-    if len(chars) != rows or any(len(row) != cols for row in chars):
+    chars = _layout_chars(game, rows, cols)
+    if chars is None:
         return kinds
     return _read_only(np.array([[f"{k}:{chars[r][c]}" for c, k in enumerate(row)]
                                 for r, row in enumerate(kinds)]))
+
+
+def _layout_chars(game: str, rows: int, cols: int) -> list[str] | None:
+    """The game's layout strings, None when its board is not rows x cols."""
+    from calibration.layouts import layout_rows
+    chars = layout_rows(game, rows, cols)
+    if len(chars) != rows or any(len(row) != cols for row in chars):
+        return None
+    return chars
 
 
 @lru_cache(maxsize=None)
