@@ -33,13 +33,15 @@ def tally(cells, got):
 # ---------------------------------------------------------------- a drawn grid, no photo
 
 def drawn_grid(rows=6, cols=6, tile=None, square=(212, 218, 222), gap=(70, 75, 80),
-               face=(250, 250, 250), rim=(190, 195, 200)):
-    """Plain light squares with dark gaps, P px per cell; ``tile`` = (row, col, side,
-    turn in degrees, dx, dy): a blank tile (its rim, its face) lying there."""
+               face=(250, 250, 250), rim=(190, 195, 200), grey_cols=()):
+    """Plain light squares with dark gaps, P px per cell (those in ``grey_cols`` a light
+    grey); ``tile`` = (row, col, side, turn in degrees, dx, dy): a blank tile (its rim,
+    its face) lying there."""
     img = np.full((rows * P, cols * P, 3), gap, np.uint8)
     for r in range(rows):
         for c in range(cols):
-            cv2.rectangle(img, (c * P + 2, r * P + 2), (c * P + P - 3, r * P + P - 3), square, -1)
+            colour = (225, 225, 225) if c in grey_cols else square
+            cv2.rectangle(img, (c * P + 2, r * P + 2), (c * P + P - 3, r * P + P - 3), colour, -1)
     if tile is not None:
         r, c, side, turn, dx, dy = tile
         centre = ((c + 0.5 + dx) * P, (r + 0.5 + dy) * P)
@@ -91,6 +93,23 @@ def test_a_calibrated_tile_colour_still_finds_a_blank_the_outline_cannot():
                                    profile=tiles.TileLook(tile_lab))
     assert cells[3][2] == "?"
     assert sum(v is not None for row in cells for v in row) == 1
+
+
+def test_a_pale_blank_on_a_vivid_square_is_a_blank_however_square_it_lies():
+    """Straight, centred, of its square's size, no rim: its outline is an empty square's,
+    but no tile is the colour of these pink squares and nothing else covers one with a
+    clean pale face (two columns of light grey squares set the photo's white balance)."""
+    pink = (190, 100, 225)
+    grid = drawn_grid(tile=(3, 2, 0.97, 0.0, 0.0, 0.0), square=pink, rim=(250, 250, 250),
+                      grey_cols=(0, 5))
+    cells, _, hidden = tiles.read_cells(grid, "calculissimo", shape=(6, 6))
+    assert cells[3][2] == "?" and hidden == []
+    assert sum(v is not None for row in cells for v in row) == 1
+    # a pale square among them is no such thing: it is what an empty square looks like
+    pale = drawn_grid(tile=(3, 2, 0.97, 0.0, 0.0, 0.0), square=(232, 220, 236),
+                      rim=(250, 250, 250), grey_cols=(0, 5))
+    cells, _, _ = tiles.read_cells(pale, "calculissimo", shape=(6, 6))
+    assert cells[3][2] is None
 
 
 # ---------------------------------------------------------------- rendered photos

@@ -111,6 +111,9 @@ class BlanksConfig:
                                    # > 4 in a few %: glare, a shadow)
     max_chroma: float = 45.0       # a tile's face is not vivid (pale wood ~30)
     min_l: float = 100.0           # ... nor dark (balanced Lab L; tiles are light)
+    off_square: float = 25.0       # on a square no tile looks like (vivid, dark), a pale
+                                   # face this far from its colour with a clean outline
+                                   # is a tile
     near: int = 2                  # the empty squares this many cells around ...
     near_least: int = 3            # ... at least this many of them, set the colour a face
                                    # is compared with (besides the board-wide model's)
@@ -431,7 +434,8 @@ def find_blanks(grid_bgr: np.ndarray, stats: CellStats, colours: Squares, kinds:
     from its square's. Without (or besides): a tile's outline unlike the empty squares'
     and a tile's colour a little unlike its square's (see the module); or sides like
     those of the photo's inked tiles (:func:`tile_likeness`) and an outline a little
-    unlike an empty square's.
+    unlike an empty square's. Or, on a square of a colour no tile has, a pale face with a
+    tile's outline.
     """
     blank, _, _, by_sides = blank_evidence(grid_bgr, stats, colours, groups, cand, config, most)
     return blank, by_sides
@@ -470,6 +474,14 @@ def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
         d_sq = np.fmin(d_near, colours.d_square[r, c])
         evidence[r, c] = dev[r, c] + np.minimum(d_sq, cfg.colour_cap) / cfg.colour_unit
         blank[r, c] |= (d_sq >= cfg.colour_min) & (evidence[r, c] >= cfg.evidence)
+    # a pale face on a square no tile looks like: what else covers it with a tile's clean
+    # outline? (A hand shows none. A glare keeps the square's outline too, but washes a
+    # vivid square pale only in part: none did in ~750 renders, with hands or without.)
+    exp = colours.expected
+    chroma = np.hypot(exp[..., 1] - 128, exp[..., 2] - 128)
+    unlike_tiles = (exp[..., 0] < cfg.min_l) | (chroma > cfg.max_chroma)    # False if NaN
+    blank |= (maybe & ~out.inked & out.clean(cfg) & unlike_tiles
+              & (colours.d_square >= cfg.off_square))
     # or its sides look like the inked tiles' (a blank the colour of its square, its
     # outline a little unlike an empty one's)
     plain = groups == "plain"

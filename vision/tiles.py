@@ -226,6 +226,14 @@ class CellStats:
         """The same statistics for the grid turned by ``np.rot90(grid, k)``."""
         return CellStats(*(turned(getattr(self, f.name), k) for f in fields(self)))
 
+    def only(self, cells: np.ndarray) -> CellStats:
+        """The statistics of the ``cells`` ((rows, cols) bool) alone, laid side by side in
+        one row (row-major): what is cut in them cut in a strip, not the whole grid."""
+        rows, cols = cells.shape
+        return CellStats(*(_cells_strip(a, rows, cols, cells) if f.name in ("grey", "ink")
+                           else a[cells][None] for f in fields(self)
+                           for a in [getattr(self, f.name)]))
+
     @cached_property
     def face_lab(self) -> np.ndarray:
         """(rows, cols, 3) the balanced face in OpenCV 8-bit Lab (float)."""
@@ -315,6 +323,12 @@ def _cells_view(img: np.ndarray, rows: int, cols: int) -> np.ndarray:
     shape = (rows, p, cols, p) + img.shape[2:]
     axes = (0, 2, 1, 3) + tuple(range(4, img.ndim + 2))
     return img.reshape(shape).transpose(axes)
+
+
+def _cells_strip(img: np.ndarray, rows: int, cols: int, cells: np.ndarray) -> np.ndarray:
+    """(rows*p, cols*p[, ch]) -> (p, n*p[, ch]): the n ``cells`` side by side, row-major."""
+    v = _cells_view(img, rows, cols)[cells]                       # (n, p, p[, ch])
+    return np.ascontiguousarray(np.concatenate(list(v), axis=1)) if len(v) else img[:0, :0]
 
 
 def _centre(n: int, frac: float) -> slice:
@@ -483,24 +497,37 @@ def ink_glyphs(grid_bgr: np.ndarray, rows: int, cols: int, stats: CellStats,
     """
     cfg = config or TilesConfig()
     p = grid_bgr.shape[0] // rows
-    grey = stats.grey
-    inside, boxes = _tile_faces(stats, rows, cols, p, cfg)
-    keep = _per_pixel(cells, p) & inside
-    grow = grey < _per_pixel((stats.face_grey - cfg.ink_grow_level * stats.contrast)
-                             .astype(np.float32), p)
-    cut = _Cutter(grey, inside, boxes, stats, p, split_pairs, cfg)
-    found = cut(grow & keep, cells)
-    again = np.zeros_like(cells)
-    for cg in found.values():
-        again[cg.cell] = not cg.glyphs
+    where = [(int(r), int(c)) for r, c in np.argwhere(cells)]
+    if not where:
+        return []
+    # cut in a strip of the chosen cells alone (ink is cut within each cell's face, so
+    # this cuts as the whole grid would, on the chosen cells' pixels only)
+    stats = stats.only(cells)
+    n = len(where)
+    inside, boxes = _tile_faces(stats, 1, n, p, cfg)
+    grow = stats.grey < _per_pixel((stats.face_grey - cfg.ink_grow_level * stats.contrast)
+                                   .astype(np.float32), p)
+    cut = _Cutter(stats.grey, inside, boxes, stats, p, split_pairs, cfg)
+    found = cut(grow & inside, np.ones((1, n), bool))
+    again = np.array([[not found[(0, k)].glyphs for k in range(n)]])
     if recut is not None:
-        again &= recut
+        again &= recut[cells][None]
     if again.any():
         # only glyphs clear of the ink zone's sides: a shadow's or a tile edge's shading
         # breaks into specks along them at this level
-        found.update((cell, cg) for cell, cg in cut(stats.ink & keep, again).items()
+        found.update((cell, cg) for cell, cg in cut(stats.ink & inside, again).items()
                      if cg.glyphs and not any(_at_side(g, boxes[cell], p) for g in cg.glyphs))
-    return [found[cell] for cell in sorted(found)]
+    return [_placed(found[(0, k)], cell, k, p) for k, cell in enumerate(where)]
+
+
+def _placed(cg: CellGlyphs, cell: tuple[int, int], k: int, p: int) -> CellGlyphs:
+    """A cell's glyphs cut as the k-th cell of a strip, moved to its ``cell`` of the grid."""
+    dx, dy = (cell[1] - k) * p, cell[0] * p
+    cg.cell = cell
+    for g in cg.glyphs + [g for g in (cg.zone, cg.area) if g is not None]:
+        x, y, w, h = g.box
+        g.cell, g.box = cell, (x + dx, y + dy, w, h)
+    return cg
 
 
 def _at_side(glyph: Glyph, box: np.ndarray, p: int) -> bool:
