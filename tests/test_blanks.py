@@ -148,18 +148,6 @@ def test_jokers_told_by_their_sides_never_outnumber_the_set():
     assert not by_sides.any() and blank.sum() < 3
 
 
-def test_a_joker_as_skin_coloured_as_the_inked_tiles_is_told_by_its_sides():
-    # warm light: white jokers and cream tokens alike show a tinge of skin colour; one
-    # joker, its square's colour, is told by its sides only (seed from the dev stream)
-    img, truth, _ = sample_photo("calculissimo", 2, 4137650391, hand=False, fonts="held_out")
-    got = read(img, truth, "calculissimo")
-    assert tally(truth["cells"], got.cells) == (4, 4, [])
-    cfg = blanks.BlanksConfig()
-    jokers = np.array([[v == "?" for v in row] for row in truth["cells"]])
-    assert got.stats.skin_frac[jokers].max() > 2 * cfg.rim_skin
-    assert got.occluded.sum() == 0
-
-
 def test_mixmath_blanks_are_found_in_photos():
     found = total = 0
     for seed in (541102088, 2612093860, 334902619, 1422146810):

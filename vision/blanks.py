@@ -129,12 +129,11 @@ class BlanksConfig:
     rim_least: tuple[int, int] = (5, 10)         # inked tiles, bare squares needed
     rim_z: float = 10.0            # a bare cell this many robust spreads of the bare
     rim_dev: float = 1.0           # squares' towards the tiles, with at least this much
-                                   # outline evidence and hardly more skin than the inked
-    rim_skin: float = 0.1          # tiles show (a hand is no blank) is a blank, unless
-                                   # that makes more blanks than the set has: then the
-                                   # photo's light, not its tiles, set the squares apart
-                                   # (dev seeds: 40 % of the blanks the outline missed;
-                                   # an empty square in ~10 000)
+                                   # outline evidence and hardly any skin (a hand is no
+    rim_skin: float = 0.1          # blank) is a blank, unless that makes more blanks than
+                                   # the set has: then the photo's light, not its tiles,
+                                   # set the squares apart (dev seeds: 40 % of the blanks
+                                   # the outline missed; an empty square in ~10 000)
 
 
 @dataclass
@@ -487,12 +486,8 @@ def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
     # outline a little unlike an empty one's)
     plain = groups == "plain"
     like = tile_likeness(stats.grey, stats.face_grey, cand & plain, bare & plain, cfg)
-    # hardly more skin-coloured than the inked tiles (a white joker under warm light is
-    # as skin-coloured as they are; a hand is more)
-    inked = cand & plain
-    skin = cfg.rim_skin + (float(np.median(stats.skin_frac[inked])) if inked.any() else 0.0)
     rim = (maybe & ~out.inked & (like >= cfg.rim_z) & (np.nan_to_num(dev) >= cfg.rim_dev)
-           & (stats.skin_frac <= skin))
+           & (stats.skin_frac <= cfg.rim_skin))
     rim &= ~blank
     if most is not None and (blank | rim).sum() > most:
         rim[:] = False
