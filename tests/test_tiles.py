@@ -378,3 +378,32 @@ def test_a_shadow_joining_a_numeral_to_the_tiles_side_is_cut_away():
     # where no second cut is asked for (a square printed with a numeral), none is found
     (cg,) = tiles.ink_glyphs(grid, 3, 3, stats, want, recut=np.zeros((3, 3), bool))
     assert cg.glyphs == []
+
+
+def test_glyphs_are_cut_in_their_cells_whichever_cells_are_cut_with_them():
+    """ink_glyphs cuts the chosen cells laid side by side (not the whole grid): each
+    cell's glyphs come out in its own place on the grid, over the grid's ink, the same
+    whether it is cut alone or with every other tile."""
+    truth = random_position("mixmath", np.random.default_rng(4), 30)
+    grid = flat_grid("mixmath", print_style("mixmath"), truth)
+    stats = tiles.cell_stats(grid, 14, 14)
+    mask = np.array([[v is not None for v in row] for row in truth])
+    every = tiles.ink_glyphs(grid, 14, 14, stats, mask)
+    assert [cg.cell for cg in every] == [tuple(map(int, rc)) for rc in np.argwhere(mask)]
+    for cg in every:
+        r, c = cg.cell
+        assert 1 <= len(cg.glyphs) <= 2
+        for g in cg.glyphs + [cg.zone, cg.area]:
+            x, y, w, h = g.box
+            assert g.cell == cg.cell
+            assert c * P <= x and x + w <= (c + 1) * P and r * P <= y and y + h <= (r + 1) * P
+        for g in cg.glyphs:
+            x, y, w, h = g.box
+            patch = stats.grey[y:y + h, x:x + w].astype(float)
+            assert patch[g.image > 0.5].mean() < patch[g.image == 0].mean() - 40
+    for cg in every[::7]:
+        alone = np.zeros_like(mask)
+        alone[cg.cell] = True
+        (one,) = tiles.ink_glyphs(grid, 14, 14, stats, alone)
+        assert [g.box for g in one.glyphs] == [g.box for g in cg.glyphs]
+        assert all(np.array_equal(a.image, b.image) for a, b in zip(one.glyphs, cg.glyphs))
