@@ -453,7 +453,7 @@ def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
                   & (stats.contrast < cfg.max_contrast))
     # only light, pale cells with no ink in their very centre may be blanks (or tell what
     # an empty square looks like: a group of coloured squares is told by the plain ones)
-    tile_coloured = (stats.face_lab[..., 0] >= cfg.min_l) & (stats.chroma <= cfg.max_chroma)
+    tile_coloured = _tile_coloured(stats.face_lab, cfg)
     grey = cv2.blur(stats.grey, (3, 3))
     maybe = tile_coloured & ~_centre_inked(grey, rows, cols, cfg)
     out = face_outlines(grid_bgr, rows, cols, cfg, where=maybe, grey=grey)
@@ -477,11 +477,9 @@ def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
     # a pale face on a square no tile looks like: what else covers it with a tile's clean
     # outline? (A hand shows none. A glare keeps the square's outline too, but washes a
     # vivid square pale only in part: none did in ~750 renders, with hands or without.)
-    exp = colours.expected
-    chroma = np.hypot(exp[..., 1] - 128, exp[..., 2] - 128)
-    unlike_tiles = (exp[..., 0] < cfg.min_l) | (chroma > cfg.max_chroma)    # False if NaN
-    blank |= (maybe & ~out.inked & out.clean(cfg) & unlike_tiles
-              & (colours.d_square >= cfg.off_square))
+    known = np.isfinite(colours.d_square)
+    blank |= (maybe & ~out.inked & out.clean(cfg) & known
+              & ~_tile_coloured(colours.expected, cfg) & (colours.d_square >= cfg.off_square))
     # or its sides look like the inked tiles' (a blank the colour of its square, its
     # outline a little unlike an empty one's)
     plain = groups == "plain"
@@ -492,6 +490,12 @@ def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
     if most is not None and (blank | rim).sum() > most:
         rim[:] = False
     return blank | rim, out, evidence, rim
+
+
+def _tile_coloured(lab: np.ndarray, cfg: BlanksConfig) -> np.ndarray:
+    """(...) bool: a colour (balanced Lab, (..., 3)) a tile's face may have: light, pale."""
+    chroma = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128)
+    return (lab[..., 0] >= cfg.min_l) & (chroma <= cfg.max_chroma)
 
 
 def rim_profiles(grey: np.ndarray, rows: int, cols: int, cfg: BlanksConfig) -> np.ndarray:

@@ -328,7 +328,7 @@ def _cells_view(img: np.ndarray, rows: int, cols: int) -> np.ndarray:
 def _cells_strip(img: np.ndarray, rows: int, cols: int, cells: np.ndarray) -> np.ndarray:
     """(rows*p, cols*p[, ch]) -> (p, n*p[, ch]): the n ``cells`` side by side, row-major."""
     v = _cells_view(img, rows, cols)[cells]                       # (n, p, p[, ch])
-    return np.ascontiguousarray(np.concatenate(list(v), axis=1)) if len(v) else img[:0, :0]
+    return np.ascontiguousarray(v.swapaxes(0, 1)).reshape(v.shape[1], -1, *v.shape[3:])
 
 
 def _centre(n: int, frac: float) -> slice:
