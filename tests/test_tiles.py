@@ -407,3 +407,18 @@ def test_glyphs_are_cut_in_their_cells_whichever_cells_are_cut_with_them():
         (one,) = tiles.ink_glyphs(grid, 14, 14, stats, alone)
         assert [g.box for g in one.glyphs] == [g.box for g in cg.glyphs]
         assert all(np.array_equal(a.image, b.image) for a, b in zip(one.glyphs, cg.glyphs))
+
+
+def test_pale_coloured_ink_is_a_tiles_ink_where_as_pale_grey_is_not():
+    """Overexposed, orange numerals on a white face are no darker than an empty square's
+    noise may be against a face this bright; their colour tells them from it."""
+    p = 64
+    grid = np.full((p, 3 * p, 3), 215, np.uint8)
+    for c in range(3):
+        cv2.rectangle(grid, (c * p + 5, 5), ((c + 1) * p - 6, p - 6), (252, 252, 252), -1)
+    orange, grey = (150, 215, 255), (220, 220, 220)   # the same grey level
+    cv2.putText(grid, "5", (p + 18, p - 16), cv2.FONT_HERSHEY_SIMPLEX, 1.3, orange, 3)
+    cv2.putText(grid, "5", (2 * p + 18, p - 16), cv2.FONT_HERSHEY_SIMPLEX, 1.3, grey, 3)
+    stats = tiles.cell_stats(grid, 1, 3)
+    assert stats.contrast[0, 1] < tiles.TilesConfig().ink_min_rel_contrast * stats.face_grey[0, 1]
+    assert tiles.tile_candidates(stats).tolist() == [[False, True, False]]

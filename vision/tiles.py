@@ -86,6 +86,8 @@ class TilesConfig:
     ink_min_rel_contrast: float = 0.15  # ... also relative to the face (dim light); empty
                                         # squares reach ~20 (noise, fold lines, the edge of
                                         # a neighbour's tile): glyph cutting rejects those
+    ink_colour_spread: float = 30.0     # ... unless the ink is this much more coloured
+                                        # than the face (pale orange numerals overexposed)
     ink_max_spread: float = 130.0       # ink is dark (black, navy, brown, dark red): its
     ink_spread_face: float = 0.8        # spread is at most this + this * the face's
                                         # (coloured print fails; a joker's star in dark red
@@ -477,7 +479,8 @@ def tile_candidates(stats: CellStats, config: TilesConfig | None = None) -> np.n
     return ((stats.face_lab[..., 0] >= cfg.face_min_l)
             & (stats.chroma <= cfg.face_max_chroma)
             & (contrast >= cfg.ink_min_contrast)
-            & (contrast >= cfg.ink_min_rel_contrast * stats.face_grey)
+            & ((contrast >= cfg.ink_min_rel_contrast * stats.face_grey)
+               | (stats.ink_spread >= stats.face_spread + cfg.ink_colour_spread))
             & (stats.ink_spread <= cfg.ink_max_spread + cfg.ink_spread_face * stats.face_spread)
             & (stats.ink_frac >= cfg.ink_min_frac)
             & (stats.ink_frac <= cfg.ink_max_frac))
