@@ -155,6 +155,18 @@ def test_a_tile_on_a_special_square_is_cut_again_from_its_ink_alone(game, seed, 
     assert read.cells[cell[0]][cell[1]] == value
 
 
+
+def test_red_star_jokers_photographed_bright_are_read():
+    """A rendered own set (seeded) whose jokers carry a red star: in bright light the
+    star's ink is as coloured as a square's coloured print may be, and was left unread."""
+    img, truth, _ = sample_photo("calculissimo", 2, 3755207573, fonts="held_out")
+    read = tiles.read_grid(oracle_grid(img, truth), "calculissimo",
+                           shape=(truth["rows"], truth["cols"]), tesseract=False)
+    jokers = [(r, c) for r, row in enumerate(truth["cells"]) for c, v in enumerate(row)
+              if v == "?"]
+    assert len(jokers) == 4 and truth["style"]["joker_face"] == "star"
+    assert [read.cells[r][c] for r, c in jokers] == ["?"] * 4
+
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_a_washed_out_sign_shows_its_own_label_and_a_tile_on_a_sign_does_not(seed):
     """A sign square washed pale (taken for a tile by its colour) is compared with the

@@ -88,10 +88,10 @@ class TilesConfig:
                                         # a neighbour's tile): glyph cutting rejects those
     ink_colour_spread: float = 30.0     # ... unless the ink is this much more coloured
                                         # than the face (pale orange numerals overexposed)
-    ink_max_spread: float = 130.0       # ink is dark (black, navy, brown, dark red): its
+    ink_max_spread: float = 150.0       # ink is dark (black, navy, brown, dark red): its
     ink_spread_face: float = 0.8        # spread is at most this + this * the face's
-                                        # (coloured print fails; a joker's star in dark red
-                                        # ink photographed bright spreads ~115)
+                                        # (coloured print fails; a joker's red star
+                                        # photographed bright spreads up to ~140)
     ink_min_frac: float = 0.012         # share of the centre that is ink on a tile
     ink_max_frac: float = 0.6           # (a bold "80" fills ~half the centre)
     ink_level: float = 0.5              # ink is darker than face - ink_level * contrast;
