@@ -422,6 +422,23 @@ def test_tier2_renders(seed):
         assert errs[0] < 0.1 * cell
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("game,seed", [("calculissimo", 3120348591), ("calculissimo", 3067947887),
+                                       ("mixmath", 3286389126)])
+def test_a_board_of_faint_hairlines_is_found(game, seed):
+    """Own sets printed with hairlines (0.3-0.7 mm), seen small (25-33 px cells) and
+    oblique: their squares run together in the usual cell mask (a quarter of the lattice
+    or less shows), the look again at the largest copy with fainter lines parts them."""
+    render = pytest.importorskip("samples.render")
+    img, truth, _ = render.sample_photo(game, 2, seed, fonts="held_out", hand=False)
+    assert truth["style"]["line_mm"] < 0.8
+    loc = find_board(img, game)
+    cell = truth["camera"]["min_cell_px"]
+    errs = [np.linalg.norm(loc.rotated(k).grid_corners - np.array(truth["grid_corners"]),
+                           axis=1).max() for k in range(4)]
+    assert min(errs) < 0.2 * cell          # every cell read from its own square
+
+
 # ----------------------------------------------------------------------------------------
 # rectification and the location's helpers
 

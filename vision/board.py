@@ -252,8 +252,10 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
     # copy; markers then only in the corners the grid predicts. The whole picture is
     # searched for markers only when no good grid shows (a hand over much of it).
     loc = None
-    for level, opened in _looks(photo, cfg):
-        found_here = _find_by_grid(photo, level, opened, game, geometry, profile, cfg)
+    for level, opened, faint in _looks(photo, cfg):
+        if faint and (loc is not None or photo.squares_seen < cfg.faint_after_seen):
+            break
+        found_here = _find_by_grid(photo, level, opened, faint, game, geometry, profile, cfg)
         if found_here is None:
             continue
         # two looks that agree settle it: a third would find the same grid again
@@ -303,15 +305,18 @@ def _same_grid(a: BoardLocation, b: BoardLocation, cfg: BoardConfig) -> bool:
                <= cfg.agree_cells * cell for k in range(4))
 
 
-def _looks(photo: _Photo, cfg: BoardConfig) -> list[tuple[int, bool]]:
-    """(grey copy, take squares apart?) in the order the grid is looked for: the working
-    copy, then the same with squares joined across a broken line taken apart (the mask
-    opened, two-square blobs halved: a second try, as the opening eats squares peppered
-    with noise in a dim photo and halves may lengthen a lattice into the margin's art),
-    then the same on the next larger copy."""
+def _looks(photo: _Photo, cfg: BoardConfig) -> list[tuple[int, bool, bool]]:
+    """(grey copy, take squares apart?, faint lines?) in the order the grid is looked for:
+    the working copy, then the same with squares joined across a broken line taken apart
+    (the mask opened, two-square blobs halved: a second try, as the opening eats squares
+    peppered with noise in a dim photo and halves may lengthen a lattice into the margin's
+    art), then the same on the next larger copy; and, only while none of those found a
+    grid but some saw part of one, the largest copy again taking fainter lines for grid
+    lines (``faint_noise_factor``: hairlines show best there)."""
     openings = (False, True) if cfg.mask_open_px > 0 else (False,)
-    return [(level, opened) for level in photo.locate_levels(cfg.locate_levels)
-            for opened in openings]
+    levels = photo.locate_levels(cfg.locate_levels)
+    return ([(level, opened, False) for level in levels for opened in openings]
+            + [(levels[-1], opened, True) for opened in openings])
 
 
 _SNAPSHOT_PX = 4  # px per cell of the small top-down view a tracked frame is checked with
@@ -526,6 +531,7 @@ class _Photo:
         # smaller): no resampling but 2x2 boxes, so cheap and alias-free
         self.work_level = max(0, int(math.floor(math.log2(max(h, w) / long_side) + 0.25)))
         self.why_not: str | None = None
+        self.squares_seen = 0.0  # the largest lattice of squares a look saw, in cells
         self.cache: dict = {}  # what one look at the photo made that another may reuse
 
     @property
@@ -1230,11 +1236,11 @@ def _is_sure(loc: BoardLocation, cfg: BoardConfig) -> bool:
             and loc.details.get("line_support", 0) >= cfg.sure_support)
 
 
-def _find_by_grid(photo: _Photo, level: int, opened: bool, game: str,
+def _find_by_grid(photo: _Photo, level: int, opened: bool, faint: bool, game: str,
                   geometry: BoardGeometry | None, profile: str | BoardProfile | None,
                   cfg: BoardConfig) -> BoardLocation | None:
     """The board from the lattice of squares in the grey copy ``level`` (its cell mask
-    ``opened`` or not), refined on the grid lines and turned as its print-and-play markers
+    ``opened`` or not, parted by ``faint`` lines too or not), refined on the grid lines and turned as its print-and-play markers
     say, else as its own features do; None (and ``photo.why_not``) when no such lattice
     shows."""
     base = geometry or board_geometry(game)
@@ -1244,14 +1250,17 @@ def _find_by_grid(photo: _Photo, level: int, opened: bool, game: str,
     # the smallest square considered is the working copy's, as big on a larger copy
     cfg = look.tune(cfg)
     cfg = replace(cfg, min_cell_px=cfg.min_cell_px * 2 ** max(photo.work_level - level, 0))
-    key = ("mask", level, look.dark_cells)
+    key = ("mask", level, look.dark_cells, faint)
     if key not in photo.cache:
         grey = photo.halving(level)
-        photo.cache[key] = _cell_mask(cv2.bitwise_not(grey) if look.dark_cells else grey, cfg)
+        photo.cache[key] = _cell_mask(
+            cv2.bitwise_not(grey) if look.dark_cells else grey,
+            replace(cfg, valley_noise_factor=cfg.faint_noise_factor) if faint else cfg)
     mask = _opened(photo.cache[key], cfg) if opened else photo.cache[key]
     lat = _best_lattice(_bright_blobs(mask, cfg, split=opened), cfg, limit=2 * max(rows, cols))
     need = int(math.ceil(cfg.min_cells_frac * rows * cols))
     found = 0 if lat is None else len(lat.idx)
+    photo.squares_seen = max(photo.squares_seen, found / (rows * cols))
     if found < need:
         photo.why_not = (f"no {game} board found: {found} squares in a grid seen, at least "
                          f"{need} of its {rows * cols} needed (is the whole board in view?)")

@@ -54,6 +54,14 @@ class BoardConfig:
     valley_noise_factor: float = 2.0
     """...unless noise is high: the threshold is at least this many times the response
     of the 75th-percentile pixel (flat areas, where only noise responds)."""
+    faint_noise_factor: float = 1.5
+    """When no grid shows at all, it is looked for again with the threshold this many
+    times that response: hairlines printed faint (0.3 mm, grey on white) then part the
+    squares they run between. Not at first: on a textured table it makes more specks and
+    now and then a lattice of the wrong squares."""
+    faint_after_seen: float = 0.05
+    """... and only after a lattice of at least this share of the board's cells showed
+    (such boards show 7-25 %; a table alone none): a photo with no board costs no more."""
 
     # -- cell candidates (connected components of the 'cell' mask)
     min_cell_px: float = 5.0
