@@ -1240,9 +1240,9 @@ def _find_by_grid(photo: _Photo, level: int, opened: bool, faint: bool, game: st
                   geometry: BoardGeometry | None, profile: str | BoardProfile | None,
                   cfg: BoardConfig) -> BoardLocation | None:
     """The board from the lattice of squares in the grey copy ``level`` (its cell mask
-    ``opened`` or not, parted by ``faint`` lines too or not), refined on the grid lines and turned as its print-and-play markers
-    say, else as its own features do; None (and ``photo.why_not``) when no such lattice
-    shows."""
+    ``opened`` or not, parted by ``faint`` lines too or not), refined on the grid lines
+    and turned as its print-and-play markers say, else as its own features do; None (and
+    ``photo.why_not``) when no such lattice shows."""
     base = geometry or board_geometry(game)
     rows, cols = base.rows, base.cols
     t0 = time.perf_counter()

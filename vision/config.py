@@ -55,10 +55,10 @@ class BoardConfig:
     """...unless noise is high: the threshold is at least this many times the response
     of the 75th-percentile pixel (flat areas, where only noise responds)."""
     faint_noise_factor: float = 1.5
-    """When no grid shows at all, it is looked for again with the threshold this many
-    times that response: hairlines printed faint (0.3 mm, grey on white) then part the
-    squares they run between. Not at first: on a textured table it makes more specks and
-    now and then a lattice of the wrong squares."""
+    """When no look found a grid, the largest copy is looked at again with the threshold
+    this many times that response: hairlines (0.3-0.7 mm) seen small then part the squares
+    they run between. Not at first: on a textured table it makes more specks and now and
+    then a lattice of the wrong squares."""
     faint_after_seen: float = 0.05
     """... and only after a lattice of at least this share of the board's cells showed
     (such boards show 7-25 %; a table alone none): a photo with no board costs no more."""

@@ -473,7 +473,9 @@ _SKIN_AB = _skin_ab_table()     # (256, 256) bool over 8-bit a*, b*
 
 def tile_candidates(stats: CellStats, config: TilesConfig | None = None) -> np.ndarray:
     """(rows, cols) bool: cells whose face and ink look like a numbered tile: a light,
-    near-grey face carrying dark ink that is no more coloured than the face."""
+    near-grey face carrying ink darker than it (relative to its brightness too, unless the
+    ink is far more coloured than the face: overexposed orange numerals), not as vivid as
+    a square's coloured print."""
     cfg = config or TilesConfig()
     contrast = stats.contrast
     return ((stats.face_lab[..., 0] >= cfg.face_min_l)
