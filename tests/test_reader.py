@@ -79,3 +79,19 @@ def test_a_symmetric_board_is_turned_the_way_its_tokens_read(azimuth):
     assert np.abs(reading.grid_corners - np.array(truth["grid_corners"])).max() < 0.25 * cell_px
     right = sum(a == b for ra, rb in zip(reading.cells, truth["cells"]) for a, b in zip(ra, rb))
     assert right >= 0.98 * truth["rows"] * truth["cols"]
+
+
+@pytest.mark.parametrize("azimuth", [110, 200, 290])
+def test_an_empty_symmetric_board_is_turned_the_way_its_labels_read(azimuth):
+    """With no token to read (or only ones alike every way up: 0, 1, 8, the signs), the
+    special squares' printed labels ("2×" over "digit") tell which side is up."""
+    render = pytest.importorskip("samples.render")
+    cells = [[None] * 15 for _ in range(15)]
+    img, truth = render.render_photo("calculissimo", cells, tier=2, seed=2, hand=False,
+                                     camera={"azimuth": azimuth, "elevation": 75},
+                                     blur=0.5, fonts="held_out")
+    assert truth["style"]["square_text"]
+    reading = read_board(img, "calculissimo")
+    cell_px = truth["camera"]["min_cell_px"]
+    assert np.abs(reading.grid_corners - np.array(truth["grid_corners"])).max() < 0.25 * cell_px
+    assert reading.cells == cells

@@ -171,6 +171,13 @@ class TilesConfig:
     upright_margin: float = 0.05        # ... the best turn must read this much better
                                         # (mean log-probability) than the next, else ...
     conf_turn_unsure: float = 0.5       # ... every tile's confidence is scaled by this
+    label_px: int = 32                  # special squares' labels are weighed at this cell size
+    label_inset: float = 0.2            # ... in the middle of the square (not its edges)
+    label_ink: float = 0.3              # ... their ink: this share of the largest departure
+                                        # from the square's colour and more
+    label_z: float = 3.0                # the labels tell up from down when their top-heaviness
+                                        # stands this many standard errors from none
+    label_weight: float = 1.0           # ... and then add it this strongly to the tiles' score
     own_glyphs_likeness: float = 0.85   # a set's learned glyphs sharpen the reading when the
                                         # board's glyphs look this much like them
 
@@ -1486,7 +1493,9 @@ def upright_scores(grid_bgr: np.ndarray, game: str, stats: CellStats | None = No
     ``upright_cells`` of the clearest tiles on plain squares (:func:`tile_candidates`;
     ``stats``: the grid's :func:`cell_stats` when known). Tiles lie upright on the board,
     so the turn they read best under is the board's; it settles a board whose own
-    features are symmetric (Calculissimo's layout), before the board is read.
+    features are symmetric (Calculissimo's layout), before the board is read. Many tokens
+    read alike upside down (0, 1, 8, the signs, 6 and 9), so the special squares' printed
+    labels, when they show which way is up (:func:`label_scores`), are added.
     Returns (len(turns),) floats, higher is better.
 
     The tiles are cut once, as they lie; each turn reads their glyphs turned (a number's
@@ -1496,8 +1505,73 @@ def upright_scores(grid_bgr: np.ndarray, game: str, stats: CellStats | None = No
     if stats is None:
         stats = cell_stats(grid_bgr, *_grid_shape(game, None, None), cfg)
     rows, cols = stats.face_grey.shape
+    kinds = square_kinds_of(game, rows, cols)
+    labels = label_scores(grid_bgr, kinds, cfg)[list(turns)]
+    return _tile_upright_scores(grid_bgr, game, stats, kinds, turns, cfg) \
+        + cfg.label_weight * labels
+
+
+def label_scores(grid_bgr: np.ndarray, kinds: np.ndarray, config: TilesConfig | None = None
+                 ) -> np.ndarray:
+    """(4,) how upright the special squares' printed labels stand under each quarter turn
+    of the grid (``np.rot90(grid, k)``): a label is top-heavy — a big "2×" over a small
+    "digit", a star over "3× all" — so each turn scores the mean over the squares of how
+    far their ink's centre of mass lies above the middle of its rows (in those rows'
+    height). Zeros when the labels do not tell up from down (within ``label_z`` standard
+    errors: no labels printed, or too blurred to show): the layout's kinds are symmetric
+    under these turns, so only the print can.
+
+    >>> kinds = np.array([["premium2", "plain"]])
+    >>> grid = np.full((32, 64, 3), 200, np.uint8)
+    >>> label_scores(grid, kinds).tolist()      # a bare square says nothing
+    [0.0, 0.0, 0.0, 0.0]
+    """
+    cfg = config or TilesConfig()
+    special = kinds != "plain"
+    rows, cols = kinds.shape
+    if special.sum() < 2:
+        return np.zeros(4)
+    q = cfg.label_px
+    small = cv2.resize(grid_bgr, (cols * q, rows * q), interpolation=cv2.INTER_AREA)
+    inner = _centre(q, 1 - 2 * cfg.label_inset)
+    sq = _cells_view(small, rows, cols)[special][:, inner, inner].astype(np.float32)
+    n, h, w, _ = sq.shape
+    # each square on its own colours' main axis: a label printed lighter or darker than its
+    # square, or only in another hue, departs from the square's colour along it
+    x = sq.reshape(n, -1, 3)
+    x = x - x.mean(axis=1, keepdims=True)
+    axis = np.linalg.eigh(x.transpose(0, 2, 1) @ x)[1][:, :, -1:]
+    grey = (x @ axis).reshape(n, h, w)
+    dev = np.abs(grey - np.median(grey.reshape(n, -1), axis=1)[:, None, None])
+    top = dev.reshape(n, -1).max(axis=1)[:, None, None]
+    ink = np.maximum(dev - cfg.label_ink * top, 0)
+    ink = ink[ink.reshape(n, -1).sum(axis=1) > 0]                  # a plain-coloured square
+    n = len(ink)
+    if n < 2:
+        return np.zeros(4)
+    heavy = np.zeros((n, 4))
+    for k in range(4):
+        m = np.rot90(ink, k, axes=(1, 2)).sum(axis=2)              # (n, rows of the crop)
+        y = np.arange(m.shape[1])
+        on = m > 0
+        first = np.argmax(on, axis=1)
+        last = m.shape[1] - 1 - np.argmax(on[:, ::-1], axis=1)
+        cy = (m * y).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+        heavy[:, k] = ((first + last) / 2 - cy) / (last - first + 1)
+    mean = heavy.mean(axis=0)
+    se = heavy.std(axis=0) / math.sqrt(n) + 1e-9
+    if abs(mean[0] - mean[2]) < cfg.label_z * math.hypot(se[0], se[2]) \
+            and abs(mean[1] - mean[3]) < cfg.label_z * math.hypot(se[1], se[3]):
+        return np.zeros(4)
+    return mean
+
+
+def _tile_upright_scores(grid_bgr: np.ndarray, game: str, stats: CellStats,
+                         kinds: np.ndarray, turns: tuple[int, ...], cfg: TilesConfig
+                         ) -> np.ndarray:
+    rows, cols = stats.face_grey.shape
     p = grid_bgr.shape[0] // rows
-    sel = tile_candidates(stats, cfg) & (square_kinds_of(game, rows, cols) == "plain")
+    sel = tile_candidates(stats, cfg) & (kinds == "plain")
     if sel.sum() > cfg.upright_cells:
         contrast = np.where(sel, stats.contrast, -np.inf)
         sel = contrast >= np.sort(contrast, axis=None)[-cfg.upright_cells]
