@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 
 from calibration.geometry import board_geometry
 from calibration.profiles import known_profiles, load_profile
-from vision.board import (BoardLocation, BoardNotFound, _reduce_pairs, draw_location,
+from vision.board import (BoardLocation, BoardNotFound, _Lattice, _lattice_to_grid,
+                          _reduce_pairs, draw_location,
                           find_board, rectify, rectify_grid)
 
 REAL = Path(__file__).parents[1].parent / "shared" / "real" / "mathable"
@@ -544,3 +545,24 @@ def test_measure_profile_repeats_on_the_other_empty_photo():
     for kind, lab in shipped.colours.items():
         if kind != "tile":          # (the tiles' colour comes from the tile-set photo)
             assert np.linalg.norm(np.array(measured["colours_lab"][kind]) - lab) < 15, kind
+
+
+def _lattice(ab) -> _Lattice:
+    ab = np.asarray(ab)
+    h = np.array([[30.0, 0, 100], [0, 30, 50], [0, 0, 1]])   # lattice -> px: 30 px squares
+    return _Lattice(h, ab, np.arange(len(ab)), 0.05)
+
+
+def test_a_stray_square_past_the_board_is_left_out_of_its_lattice():
+    """A square or two seen along the board's lattice but past its edge (print on the
+    border, a box on the table) do not make the board too large to be one; a lattice
+    much larger than the board still is none."""
+    board = [(a, b) for a in range(15) for b in range(15) if (a + b) % 3]
+    placed = _lattice_to_grid(_lattice(board + [(17, 4)]), 15, 15)
+    assert placed is not None
+    grid_h, shifts = placed
+    # the lattice's square (0, 0) is the grid's cell (0, 0), its centre at (0.5, 0.5)
+    centre = grid_h @ np.array([100, 50, 1.0])
+    assert np.allclose(centre[:2] / centre[2], (0.5, 0.5)) and shifts == [(0, 0)]
+    wider = board + [(a, b) for a in range(15, 19) for b in range(15)]
+    assert _lattice_to_grid(_lattice(wider), 15, 15) is None

@@ -945,6 +945,18 @@ def _lattice_to_grid(lat: _Lattice, rows: int, cols: int
     if du[0] * dv[1] - du[1] * dv[0] < 0:
         h = h @ swap
         ab = ab[:, ::-1]
+    # a square or two seen past the board along its lattice (print on its border, a box
+    # on the table beside it) are left out when few; a lattice much larger is no board
+    n_max = max(rows, cols)
+    keep = np.ones(len(ab), bool)
+    for axis in (0, 1):
+        v = ab[:, axis]
+        windows = [(v >= o) & (v < o + n_max) for o in range(v.min(), v.max() - n_max + 2)]
+        if windows:
+            inside = max(windows, key=np.count_nonzero)
+            if np.count_nonzero(~inside) <= _STRAY_SHARE * len(v):
+                keep &= inside
+    ab = ab[keep]
     span = ab.max(0) - ab.min(0) + 1
     # which lattice axis runs along the columns (non-square boards)
     fits = [(cols, rows), (rows, cols)]
@@ -978,6 +990,7 @@ def _lattice_to_grid(lat: _Lattice, rows: int, cols: int
 
 
 _SPARE_SPAN = 2  # a lattice may run this many cells past the board (art in its border)
+_STRAY_SHARE = 0.05  # ... and this share of its squares lie farther off
 
 
 def _shift(da: float, db: float) -> np.ndarray:
