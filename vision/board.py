@@ -945,18 +945,7 @@ def _lattice_to_grid(lat: _Lattice, rows: int, cols: int
     if du[0] * dv[1] - du[1] * dv[0] < 0:
         h = h @ swap
         ab = ab[:, ::-1]
-    # a square or two seen past the board along its lattice (print on its border, a box
-    # on the table beside it) are left out when few; a lattice much larger is no board
-    n_max = max(rows, cols)
-    keep = np.ones(len(ab), bool)
-    for axis in (0, 1):
-        v = ab[:, axis]
-        windows = [(v >= o) & (v < o + n_max) for o in range(v.min(), v.max() - n_max + 2)]
-        if windows:
-            inside = max(windows, key=np.count_nonzero)
-            if np.count_nonzero(~inside) <= _STRAY_SHARE * len(v):
-                keep &= inside
-    ab = ab[keep]
+    ab = ab[_stray_squares_left_out(ab)]
     span = ab.max(0) - ab.min(0) + 1
     # which lattice axis runs along the columns (non-square boards)
     fits = [(cols, rows), (rows, cols)]
@@ -991,6 +980,30 @@ def _lattice_to_grid(lat: _Lattice, rows: int, cols: int
 
 _SPARE_SPAN = 2  # a lattice may run this many cells past the board (art in its border)
 _STRAY_SHARE = 0.05  # ... and this share of its squares lie farther off
+
+
+def _stray_squares_left_out(ab: np.ndarray) -> np.ndarray:
+    """(M,) bool, the lattice squares to keep: along each axis, the unbroken run of
+    lattice lines holding the most squares, and the few (at most ``_STRAY_SHARE``) past a
+    gap beyond it left out — a square or two seen past the board along its lattice (print
+    on its border, a box on the table), which would make it look too large to be one.
+
+    >>> ab = np.array([(a, b) for a in range(3) for b in range(3)] * 7 + [(5, 1)])
+    >>> _stray_squares_left_out(ab).tolist()[-2:]
+    [True, False]
+    """
+    keep = np.ones(len(ab), bool)
+    for axis in (0, 1):
+        v = ab[:, axis] - ab[:, axis].min()
+        counts = np.bincount(v)
+        # runs of lines with squares, split where a line holds none
+        edges = np.flatnonzero(np.diff(np.r_[0, counts > 0, 0]))
+        runs = edges.reshape(-1, 2)                   # [start, end) of each run
+        best = max(runs, key=lambda r: counts[r[0]:r[1]].sum())
+        inside = (v >= best[0]) & (v < best[1])
+        if np.count_nonzero(~inside) <= _STRAY_SHARE * len(v):
+            keep &= inside
+    return keep
 
 
 def _shift(da: float, db: float) -> np.ndarray:
