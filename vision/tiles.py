@@ -161,6 +161,7 @@ class TilesConfig:
     square_sep_alone: float = 30.0      # ... when the tiles' own colour is not known
     unlike_tile: float = 24.0           # a face this far from the tiles' is surely no tile
     group_tol: float = 10.0             # empty squares of a colour lie this close together
+    group_plane_min: int = 8            # this many of them: their colour as a plane across
     blanks: BlanksConfig = BlanksConfig()   # tiles with no ink (vision.blanks)
     conf_rejected_candidate: float = 0.8  # an empty cell that had tile-like ink
     conf_off_square: float = 0.5        # an empty cell whose face is not its square's
@@ -1056,7 +1057,7 @@ def board_colours(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
     if groups is None:
         groups = kinds
 
-    def empty_colour(sel: np.ndarray, plain: bool):
+    def empty_squares(sel: np.ndarray, plain: bool) -> np.ndarray:
         bare = sel & ~cand          # showing no ink
         if tile is not None and not plain:
             # the squares farthest from the tiles' colour (at least square_sep away), and
@@ -1064,26 +1065,52 @@ def board_colours(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
             far = np.max(d_tile[sel])
             if far >= cfg.square_sep:
                 near = max(cfg.square_sep, min(cfg.unlike_tile, far - cfg.group_tol))
-                return np.median(face[sel & (d_tile >= near)], axis=0)
+                return sel & (d_tile >= near)
         elif not bare.any() and not plain:
             bare = sel
         # plain squares carry no print: those showing no ink are empty; so are squares of
         # a tile-like colour that show none
-        return np.median(face[bare], axis=0) if bare.any() else None
+        return bare
 
     expected = np.full(face.shape, np.nan, np.float32)
     for group in np.unique(groups):
         sel = groups == group
         kind = str(group).split(":")[0]
-        ref = empty_colour(sel, kind == "plain")
-        if ref is None:
-            ref = empty_colour(kinds == kind, kind == "plain")
-        if ref is not None:
-            expected[sel] = ref
+        empty = empty_squares(sel, kind == "plain")
+        if not empty.any():
+            empty = empty_squares(kinds == kind, kind == "plain")
+        if empty.any():
+            expected[sel] = _colour_across(face, empty, cfg)[sel]
     d_square = _lab_distance(face, expected, w)
     d_square[np.isnan(d_square)] = np.inf
     calibrated = look is not None and look.tile_lab is not None
     return Squares(tile, expected, d_square, d_tile, calibrated)
+
+
+def _colour_across(face: np.ndarray, squares: np.ndarray, cfg: TilesConfig) -> np.ndarray:
+    """(rows, cols, 3) the colour ``squares`` (alike when evenly lit) have across the
+    board: their median, or, with ``group_plane_min`` of them and more, a plane in the
+    cell's position fitted robustly (a hand over a few is left out) — light that washes one
+    corner out shifts a saturated print's hue more than the even-out of the plain squares
+    takes away."""
+    rows, cols = squares.shape
+    v = face[squares]
+    median = np.median(v, axis=0)
+    if len(v) < cfg.group_plane_min:
+        return np.broadcast_to(median, face.shape)
+    y, x = np.mgrid[0:rows, 0:cols]
+    terms = np.stack([np.ones((rows, cols)), (x + 0.5) / cols - 0.5, (y + 0.5) / rows - 0.5],
+                     axis=-1)
+    a = terms[squares]
+    keep = np.ones(len(v), bool)
+    for _ in range(3):
+        coef, *_ = np.linalg.lstsq(a[keep], v[keep], rcond=None)
+        resid = np.abs(v - a @ coef).max(axis=1)
+        scale = 1.4826 * np.median(resid[keep]) + 1.0
+        keep = resid <= cfg.even_outlier * scale
+        if keep.sum() < cfg.group_plane_min:
+            return np.broadcast_to(median, face.shape)
+    return (terms @ coef).astype(np.float32)
 
 
 def tiles_on_squares(cand: np.ndarray, kinds: np.ndarray, colours: Squares,
