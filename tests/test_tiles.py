@@ -167,6 +167,17 @@ def test_red_star_jokers_photographed_bright_are_read():
     assert len(jokers) == 4 and truth["style"]["joker_face"] == "star"
     assert [read.cells[r][c] for r, c in jokers] == ["?"] * 4
 
+def test_premium_squares_whose_hue_light_shifts_across_the_board_are_no_hand():
+    """A rendered own set (seeded) lit so that one corner is washed out: its yellow
+    squares there look ~35 in chroma off the yellow squares elsewhere, and four in a row
+    were taken for a hand. Each group's empty colour is a plane across the board."""
+    img, truth, _ = sample_photo("calculissimo", 2, 1051415517, fonts="held_out", hand=False)
+    read = tiles.read_grid(oracle_grid(img, truth), "calculissimo",
+                           shape=(truth["rows"], truth["cols"]), tesseract=False)
+    assert not read.occluded.any()
+    assert [read.cells[k][k] for k in (1, 2, 3)] == [None] * 3      # the yellow squares
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_a_washed_out_sign_shows_its_own_label_and_a_tile_on_a_sign_does_not(seed):
     """A sign square washed pale (taken for a tile by its colour) is compared with the
