@@ -1080,7 +1080,9 @@ def board_colours(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
         if not empty.any():
             empty = empty_squares(kinds == kind, kind == "plain")
         if empty.any():
-            expected[sel] = _colour_across(face, empty, cfg)[sel]
+            # plain squares' light fall is already evened out (:func:`evened`)
+            expected[sel] = (np.median(face[empty], axis=0) if kind == "plain"
+                             else _colour_across(face, empty, cfg)[sel])
     d_square = _lab_distance(face, expected, w)
     d_square[np.isnan(d_square)] = np.inf
     calibrated = look is not None and look.tile_lab is not None
@@ -1104,7 +1106,8 @@ def _colour_across(face: np.ndarray, squares: np.ndarray, cfg: TilesConfig) -> n
     a = terms[squares]
     keep = np.ones(len(v), bool)
     for _ in range(3):
-        coef, *_ = np.linalg.lstsq(a[keep], v[keep], rcond=None)
+        ak = a[keep]
+        coef = np.linalg.solve(ak.T @ ak + 1e-6 * np.eye(3), ak.T @ v[keep])
         resid = np.abs(v - a @ coef).max(axis=1)
         scale = 1.4826 * np.median(resid[keep]) + 1.0
         keep = resid <= cfg.even_outlier * scale
@@ -1566,9 +1569,9 @@ def label_scores(grid_bgr: np.ndarray, kinds: np.ndarray, config: TilesConfig | 
     # each square on its own colours' main axis: a label printed lighter or darker than its
     # square, or only in another hue, departs from the square's colour along it
     x = sq.reshape(n, -1, 3)
-    x = x - x.mean(axis=1, keepdims=True)
-    axis = np.linalg.eigh(x.transpose(0, 2, 1) @ x)[1][:, :, -1:]
-    grey = (x @ axis).reshape(n, h, w)
+    mu = x.mean(axis=1)[:, :, None]
+    cov = x.transpose(0, 2, 1) @ x / x.shape[1] - mu @ mu.transpose(0, 2, 1)
+    grey = (x @ np.linalg.eigh(cov)[1][:, :, -1:]).reshape(n, h, w)   # less the median below
     dev = np.abs(grey - np.median(grey.reshape(n, -1), axis=1)[:, None, None])
     top = dev.reshape(n, -1).max(axis=1)[:, None, None]
     ink = np.maximum(dev - cfg.label_ink * top, 0)
@@ -1576,21 +1579,27 @@ def label_scores(grid_bgr: np.ndarray, kinds: np.ndarray, config: TilesConfig | 
     n = len(ink)
     if n < 2:
         return np.zeros(4)
-    heavy = np.zeros((n, 4))
-    for k in range(4):
-        m = np.rot90(ink, k, axes=(1, 2)).sum(axis=2)              # (n, rows of the crop)
-        y = np.arange(m.shape[1])
-        on = m > 0
-        first = np.argmax(on, axis=1)
-        last = m.shape[1] - 1 - np.argmax(on[:, ::-1], axis=1)
-        cy = (m * y).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
-        heavy[:, k] = ((first + last) / 2 - cy) / (last - first + 1)
+    down = _top_heaviness(ink.sum(axis=2))       # upright
+    right = _top_heaviness(ink.sum(axis=1))      # turned a quarter clockwise (its left on top)
+    # np.rot90 by k turns counter-clockwise: the top is the bottom for k = 2, the right side
+    # for k = 1, the left side for k = 3
+    heavy = np.stack([down, -right, -down, right], axis=1)
     mean = heavy.mean(axis=0)
     se = heavy.std(axis=0) / math.sqrt(n) + 1e-9
-    if abs(mean[0] - mean[2]) < cfg.label_z * math.hypot(se[0], se[2]) \
-            and abs(mean[1] - mean[3]) < cfg.label_z * math.hypot(se[1], se[3]):
+    if abs(mean[0]) < cfg.label_z * se[0] and abs(mean[1]) < cfg.label_z * se[1]:
         return np.zeros(4)
     return mean
+
+
+def _top_heaviness(m: np.ndarray) -> np.ndarray:
+    """(n,) for n ink profiles (n, length): how far the ink's centre of mass lies before
+    the middle of the span that holds ink, in that span's length."""
+    y = np.arange(m.shape[1])
+    on = m > 0
+    first = np.argmax(on, axis=1)
+    last = m.shape[1] - 1 - np.argmax(on[:, ::-1], axis=1)
+    cy = (m * y).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+    return ((first + last) / 2 - cy) / (last - first + 1)
 
 
 def _tile_upright_scores(grid_bgr: np.ndarray, game: str, stats: CellStats,
