@@ -1573,17 +1573,17 @@ def label_scores(grid_bgr: np.ndarray, kinds: np.ndarray, config: TilesConfig | 
     cov = x.transpose(0, 2, 1) @ x / x.shape[1] - mu @ mu.transpose(0, 2, 1)
     grey = (x @ np.linalg.eigh(cov)[1][:, :, -1:]).reshape(n, h, w)   # less the median below
     dev = np.abs(grey - np.median(grey.reshape(n, -1), axis=1)[:, None, None])
-    top = dev.reshape(n, -1).max(axis=1)[:, None, None]
-    ink = np.maximum(dev - cfg.label_ink * top, 0)
+    most = dev.reshape(n, -1).max(axis=1)[:, None, None]
+    ink = np.maximum(dev - cfg.label_ink * most, 0)
     ink = ink[ink.reshape(n, -1).sum(axis=1) > 0]                  # a plain-coloured square
     n = len(ink)
     if n < 2:
         return np.zeros(4)
-    down = _top_heaviness(ink.sum(axis=2))       # upright
-    right = _top_heaviness(ink.sum(axis=1))      # turned a quarter clockwise (its left on top)
-    # np.rot90 by k turns counter-clockwise: the top is the bottom for k = 2, the right side
-    # for k = 1, the left side for k = 3
-    heavy = np.stack([down, -right, -down, right], axis=1)
+    top = _top_heaviness(ink.sum(axis=2))         # heavy at the top
+    left = _top_heaviness(ink.sum(axis=1))        # heavy on the left
+    # np.rot90 by k turns counter-clockwise: on top come the right side (k = 1, heavy
+    # there as much as the left is light), the bottom (k = 2) and the left side (k = 3)
+    heavy = np.stack([top, -left, -top, left], axis=1)
     mean = heavy.mean(axis=0)
     se = heavy.std(axis=0) / math.sqrt(n) + 1e-9
     if abs(mean[0]) < cfg.label_z * se[0] and abs(mean[1]) < cfg.label_z * se[1]:
@@ -1605,6 +1605,7 @@ def _top_heaviness(m: np.ndarray) -> np.ndarray:
 def _tile_upright_scores(grid_bgr: np.ndarray, game: str, stats: CellStats,
                          kinds: np.ndarray, turns: tuple[int, ...], cfg: TilesConfig
                          ) -> np.ndarray:
+    """The tiles' part of :func:`upright_scores`."""
     rows, cols = stats.face_grey.shape
     p = grid_bgr.shape[0] // rows
     sel = tile_candidates(stats, cfg) & (kinds == "plain")
