@@ -318,11 +318,17 @@ def _nanmedian(a: np.ndarray) -> np.ndarray:
 
 
 def _expected(values: np.ndarray, sel: np.ndarray, cfg: BlanksConfig) -> np.ndarray:
-    """values (rows, cols, k) as an empty square of the cells ``sel`` would show them at
-    each cell: a robust plane across the board through them (their median when few)."""
+    return plane_across(values, sel, cfg.plane_empty)
+
+
+def plane_across(values: np.ndarray, sel: np.ndarray, min_cells: int) -> np.ndarray:
+    """values (rows, cols, k) as the cells ``sel`` (alike when evenly lit: the empty
+    squares of one kind) would show them at each cell: a plane across the board in the
+    cell's position, fitted robustly through them (a hand or a tile over a few is left
+    out); their median when fewer than ``min_cells``."""
     rows, cols = sel.shape
     v = values[sel].astype(np.float64)
-    if len(v) < cfg.plane_empty:
+    if len(v) < min_cells:
         return np.broadcast_to(np.median(v, axis=0), values.shape)
     y, x = np.mgrid[0:rows, 0:cols]
     terms = np.stack([np.ones((rows, cols)), (x + 0.5) / cols - 0.5, (y + 0.5) / rows - 0.5],

@@ -47,7 +47,7 @@ import cv2
 import numpy as np
 
 from . import digits, tilemodel
-from .blanks import BlanksConfig, find_blanks
+from .blanks import BlanksConfig, find_blanks, plane_across
 
 GAMES = ("mixmath", "calculissimo")
 """The games whose cells hold numbered tiles or tokens."""
@@ -1081,39 +1081,14 @@ def board_colours(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
             empty = empty_squares(kinds == kind, kind == "plain")
         if empty.any():
             # plain squares' light fall is already evened out (:func:`evened`)
+            # light that washes one corner out shifts a saturated print's hue more than
+            # the plain squares' even-out takes away: a special colour is a plane across
             expected[sel] = (np.median(face[empty], axis=0) if kind == "plain"
-                             else _colour_across(face, empty, cfg)[sel])
+                             else plane_across(face, empty, cfg.group_plane_min)[sel])
     d_square = _lab_distance(face, expected, w)
     d_square[np.isnan(d_square)] = np.inf
     calibrated = look is not None and look.tile_lab is not None
     return Squares(tile, expected, d_square, d_tile, calibrated)
-
-
-def _colour_across(face: np.ndarray, squares: np.ndarray, cfg: TilesConfig) -> np.ndarray:
-    """(rows, cols, 3) the colour ``squares`` (alike when evenly lit) have across the
-    board: their median, or, with ``group_plane_min`` of them and more, a plane in the
-    cell's position fitted robustly (a hand over a few is left out) — light that washes one
-    corner out shifts a saturated print's hue more than the even-out of the plain squares
-    takes away."""
-    rows, cols = squares.shape
-    v = face[squares]
-    median = np.median(v, axis=0)
-    if len(v) < cfg.group_plane_min:
-        return np.broadcast_to(median, face.shape)
-    y, x = np.mgrid[0:rows, 0:cols]
-    terms = np.stack([np.ones((rows, cols)), (x + 0.5) / cols - 0.5, (y + 0.5) / rows - 0.5],
-                     axis=-1)
-    a = terms[squares]
-    keep = np.ones(len(v), bool)
-    for _ in range(3):
-        ak = a[keep]
-        coef = np.linalg.solve(ak.T @ ak + 1e-6 * np.eye(3), ak.T @ v[keep])
-        resid = np.abs(v - a @ coef).max(axis=1)
-        scale = 1.4826 * np.median(resid[keep]) + 1.0
-        keep = resid <= cfg.even_outlier * scale
-        if keep.sum() < cfg.group_plane_min:
-            return np.broadcast_to(median, face.shape)
-    return (terms @ coef).astype(np.float32)
 
 
 def tiles_on_squares(cand: np.ndarray, kinds: np.ndarray, colours: Squares,
