@@ -1041,8 +1041,10 @@ def board_colours(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
     :func:`square_groups_of`). Plain squares carry no print, so those showing no ink are
     empty. On a special square ink does not tell — its own label may be dark (a "2x" on a
     yellow square) — colour does: the squares of the group least like a tile are the
-    empty ones (their median face: a hand over a few of them is outvoted).
-    A group whose every square looks like a tile takes the colour of those of its squares
+    empty ones. Plain squares take the median face of theirs (the light's fall across them
+    is already evened out); a special group, a plane across the board through its empty
+    squares' faces (:func:`vision.blanks.plane_across`; a hand over a few of them is left
+    out). A group whose every square looks like a tile takes the colour of those of its squares
     that show no ink, else of its kind's other groups, else stays unknown."""
     cfg = config or TilesConfig()
     face = stats.face_lab
