@@ -172,13 +172,14 @@ class TilesConfig:
     upright_margin: float = 0.05        # ... the best turn must read this much better
                                         # (mean log-probability) than the next, else ...
     conf_turn_unsure: float = 0.5       # ... every tile's confidence is scaled by this
-    label_px: int = 32                  # special squares' labels are weighed at this cell size
-    label_inset: float = 0.2            # ... in the middle of the square (not its edges)
-    label_ink: float = 0.3              # ... their ink: this share of the largest departure
+    upright_label_px: int = 32          # special squares' labels say which side is up: they
+                                        # are weighed at this cell size
+    upright_label_inset: float = 0.2    # ... in the middle of the square (not its edges)
+    upright_label_ink: float = 0.3      # ... their ink: this share of the largest departure
                                         # from the square's colour and more
-    label_z: float = 3.0                # the labels tell up from down when their top-heaviness
+    upright_label_z: float = 3.0        # ... they tell up from down when their top-heaviness
                                         # stands this many standard errors from none
-    label_weight: float = 1.0           # ... and then add it this strongly to the tiles' score
+    upright_label_weight: float = 1.0   # ... and then add it this strongly to the tiles' score
     own_glyphs_likeness: float = 0.85   # a set's learned glyphs sharpen the reading when the
                                         # board's glyphs look this much like them
 
@@ -1082,9 +1083,9 @@ def board_colours(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
         if not empty.any():
             empty = empty_squares(kinds == kind, kind == "plain")
         if empty.any():
-            # plain squares' light fall is already evened out (:func:`evened`)
-            # light that washes one corner out shifts a saturated print's hue more than
-            # the plain squares' even-out takes away: a special colour is a plane across
+            # plain squares' light fall is already evened out (:func:`evened`); light that
+            # washes one corner out shifts a saturated print's hue more than that takes
+            # away: a special group's colour is a plane across the board
             expected[sel] = (np.median(face[empty], axis=0) if kind == "plain"
                              else plane_across(face, empty, cfg.group_plane_min)[sel])
     d_square = _lab_distance(face, expected, w)
@@ -1515,7 +1516,7 @@ def upright_scores(grid_bgr: np.ndarray, game: str, stats: CellStats | None = No
     kinds = square_kinds_of(game, rows, cols)
     labels = label_scores(grid_bgr, kinds, cfg)[list(turns)]
     return _tile_upright_scores(grid_bgr, game, stats, kinds, turns, cfg) \
-        + cfg.label_weight * labels
+        + cfg.upright_label_weight * labels
 
 
 def label_scores(grid_bgr: np.ndarray, kinds: np.ndarray, config: TilesConfig | None = None
@@ -1524,9 +1525,9 @@ def label_scores(grid_bgr: np.ndarray, kinds: np.ndarray, config: TilesConfig | 
     of the grid (``np.rot90(grid, k)``): a label is top-heavy — a big "2×" over a small
     "digit", a star over "3× all" — so each turn scores the mean over the squares of how
     far their ink's centre of mass lies above the middle of its rows (in those rows'
-    height). Zeros when the labels do not tell up from down (within ``label_z`` standard
-    errors: no labels printed, or too blurred to show): the layout's kinds are symmetric
-    under these turns, so only the print can.
+    height). Zeros when the labels do not tell up from down (within ``upright_label_z``
+    standard errors: no labels printed, or too blurred to show): the layout's kinds are
+    symmetric under these turns, so only the print can.
 
     >>> kinds = np.array([["premium2", "plain"]])
     >>> grid = np.full((32, 64, 3), 200, np.uint8)
@@ -1538,9 +1539,9 @@ def label_scores(grid_bgr: np.ndarray, kinds: np.ndarray, config: TilesConfig | 
     rows, cols = kinds.shape
     if special.sum() < 2:
         return np.zeros(4)
-    q = cfg.label_px
+    q = cfg.upright_label_px
     small = cv2.resize(grid_bgr, (cols * q, rows * q), interpolation=cv2.INTER_AREA)
-    inner = _centre(q, 1 - 2 * cfg.label_inset)
+    inner = _centre(q, 1 - 2 * cfg.upright_label_inset)
     sq = _cells_view(small, rows, cols)[special][:, inner, inner].astype(np.float32)
     n, h, w, _ = sq.shape
     # each square on its own colours' main axis: a label printed lighter or darker than its
@@ -1551,7 +1552,7 @@ def label_scores(grid_bgr: np.ndarray, kinds: np.ndarray, config: TilesConfig | 
     grey = (x @ np.linalg.eigh(cov)[1][:, :, -1:]).reshape(n, h, w)   # less the median below
     dev = np.abs(grey - np.median(grey.reshape(n, -1), axis=1)[:, None, None])
     most = dev.reshape(n, -1).max(axis=1)[:, None, None]
-    ink = np.maximum(dev - cfg.label_ink * most, 0)
+    ink = np.maximum(dev - cfg.upright_label_ink * most, 0)
     ink = ink[ink.reshape(n, -1).sum(axis=1) > 0]                  # a plain-coloured square
     n = len(ink)
     if n < 2:
@@ -1563,7 +1564,7 @@ def label_scores(grid_bgr: np.ndarray, kinds: np.ndarray, config: TilesConfig | 
     heavy = np.stack([top, -left, -top, left], axis=1)
     mean = heavy.mean(axis=0)
     se = heavy.std(axis=0) / math.sqrt(n) + 1e-9
-    if abs(mean[0]) < cfg.label_z * se[0] and abs(mean[1]) < cfg.label_z * se[1]:
+    if abs(mean[0]) < cfg.upright_label_z * se[0] and abs(mean[1]) < cfg.upright_label_z * se[1]:
         return np.zeros(4)
     return mean
 
