@@ -178,6 +178,33 @@ def test_premium_squares_whose_hue_light_shifts_across_the_board_are_no_hand():
     assert [read.cells[k][k] for k in (1, 2, 3)] == [None] * 3      # the yellow squares
 
 
+def test_tan_tokens_parted_by_their_seams_are_no_hand():
+    """A rendered own set (seeded): tan tokens with faint numerals under warm light, a
+    little skin-coloured and hard to read, were taken for a hand over half the board. A
+    hand hides the borders of the cells it lies on; these show their seams."""
+    img, truth, _ = sample_photo("calculissimo", 2, 999138758, fonts="held_out", hand=False)
+    read = tiles.read_grid(oracle_grid(img, truth), "calculissimo",
+                           shape=(truth["rows"], truth["cols"]), tesseract=False)
+    assert not read.occluded.any()
+    cfg = tiles.TilesConfig()
+    assert read.stats.skin_frac[read.is_tile].mean() >= cfg.skin_tinge   # skin-like tiles
+
+
+def test_seams_show_between_squares_and_tiles_but_not_under_a_hand():
+    truth = random_position("mixmath", np.random.default_rng(6), 40)
+    grid = flat_grid("mixmath", print_style("mixmath"), truth, seed=6).copy()
+    cfg = tiles.TilesConfig()
+    seams = tiles.seam_depths(tiles.cell_stats(grid, 14, 14, cfg), cfg)
+    inner = np.s_[1:-1, 1:-1]                   # cells with a neighbour on every side
+    assert (seams[inner] >= cfg.seam_depth).mean() >= 0.95
+    grid[3 * P - 20:9 * P + 20, 4 * P - 20:10 * P + 20] = (120, 150, 205)   # BGR skin
+    seams = tiles.seam_depths(tiles.cell_stats(grid, 14, 14, cfg), cfg)
+    under = np.zeros((14, 14), bool)
+    under[3:9, 4:10] = True
+    assert not tiles._parted_by_seams(under, seams, cfg)
+    assert np.abs(seams[under]).max() < cfg.seam_depth / 2
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_a_washed_out_sign_shows_its_own_label_and_a_tile_on_a_sign_does_not(seed):
     """A sign square washed pale (taken for a tile by its colour) is compared with the

@@ -47,7 +47,7 @@ import cv2
 import numpy as np
 
 from . import digits, tilemodel
-from .blanks import BlanksConfig, find_blanks, plane_across
+from .blanks import BlanksConfig, find_blanks, plane_across, rim_profiles
 
 GAMES = ("mixmath", "calculissimo")
 """The games whose cells hold numbered tiles or tokens."""
@@ -212,6 +212,12 @@ class TilesConfig:
                                         # pale finger
     skin_edge_frac: float = 0.04        # next to such a blob, a cell this much skin is
     occluder_grow: int = 2              # ... hidden in part (grown this many cells out)
+    seam_depth: float = 0.1             # a blob whose cells are parted by seams this much
+    seam_share: float = 0.8             # darker than either side (of the face's grey), on
+    seam_least: int = 6                 # this share of at least this many borders between
+                                        # them, is things each lying in its cell (tiles in
+                                        # odd light, squares): no hand across them
+    seam_width: float = 0.08            # (the seam: this far either side of the border)
 
 
 @dataclass
@@ -1751,6 +1757,31 @@ def _square_colour(stats: CellStats, colours: Squares, cfg: TilesConfig) -> np.n
             & (lighter >= -cfg.square_darker_tol) & (lighter <= cfg.square_lighter_tol))
 
 
+def seam_depths(stats: CellStats, config: TilesConfig | None = None) -> np.ndarray:
+    """(rows, cols, 4) how much darker than either side each cell's border is (top,
+    bottom, left, right; in the face's grey): the gap between two tiles or the line
+    between two squares, lightest where a hand lies across it."""
+    cfg = config or TilesConfig()
+    rows, cols = stats.face_grey.shape
+    p = stats.grey.shape[0] // rows
+    bc = cfg.blanks
+    d, e = (max(int(round(f * p)), 1) for f in bc.rim_reach)
+    prof = rim_profiles(stats.grey, rows, cols, bc).reshape(rows, cols, 4, d + e)
+    s = max(2, int(round(cfg.seam_width * p)))
+    seam = prof[..., max(d - s, 0):d + s].min(axis=-1)
+    beside = np.minimum(np.median(prof[..., :max(d - s, 1)], axis=-1),
+                        np.median(prof[..., d + s:], axis=-1))
+    return (beside - seam) / np.maximum(stats.face_grey, 1.0)[..., None]
+
+
+def _parted_by_seams(blob: np.ndarray, seams: np.ndarray, cfg: TilesConfig) -> bool:
+    """Whether the cells of ``blob`` ((rows, cols) bool) show a seam (:func:`seam_depths`)
+    on ``seam_share`` of their sides (at least ``seam_least`` sides): a hand or a sleeve
+    lies across the borders of the cells it hides, and hides them."""
+    depth = seams[blob].ravel()
+    return len(depth) >= cfg.seam_least and (depth >= cfg.seam_depth).mean() >= cfg.seam_share
+
+
 def occlusion(stats: CellStats, explained: np.ndarray, foreign: np.ndarray,
               skin_like: np.ndarray | None = None,
               config: TilesConfig | None = None) -> np.ndarray:
@@ -1777,6 +1808,9 @@ def occlusion(stats: CellStats, explained: np.ndarray, foreign: np.ndarray,
     big = [i for i in range(1, n) if (n_skin[i] > 0 and st[i, cv2.CC_STAT_AREA]
                                       >= cfg.occluder_min_cells)
            or n_off[i] >= cfg.occluder_foreign_cells]
+    if big:
+        big = [i for i in big if not _parted_by_seams(labels == i, seams, cfg)
+               ] if (seams := seam_depths(stats, cfg)) is not None else big
     hidden = np.isin(labels, big)
     edge = stats.skin_frac >= cfg.skin_edge_frac
     if skin_like is not None:
