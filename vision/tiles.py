@@ -1793,7 +1793,9 @@ def occlusion(stats: CellStats, explained: np.ndarray, foreign: np.ndarray,
     the square or tile looks like anyway, ``skin_like``) and ``occluder_min_cells``
     cells, or ``occluder_foreign_cells`` cells ``foreign`` (neither its square's colour
     nor a tile with a glyph: a sleeve, a glove, fingers as pale as the tiles) —
-    hard-to-read tiles alone are no hand. Hidden are the blob and its partly covered
+    hard-to-read tiles alone are no hand — nor is a blob whose cells show the seams
+    between them (:func:`_parted_by_seams`: tiles or squares in odd light, each lying in
+    its cell; a hand lies across the borders). Hidden are the blob and its partly covered
     fringe (a finger over part of a tile: some skin colour where there should be none)."""
     cfg = config or TilesConfig()
     suspect = ~explained
@@ -1808,9 +1810,9 @@ def occlusion(stats: CellStats, explained: np.ndarray, foreign: np.ndarray,
     big = [i for i in range(1, n) if (n_skin[i] > 0 and st[i, cv2.CC_STAT_AREA]
                                       >= cfg.occluder_min_cells)
            or n_off[i] >= cfg.occluder_foreign_cells]
-    if big:
-        big = [i for i in big if not _parted_by_seams(labels == i, seams, cfg)
-               ] if (seams := seam_depths(stats, cfg)) is not None else big
+    if big:     # ... unless it lies across none of their borders: things in odd light
+        seams = seam_depths(stats, cfg)
+        big = [i for i in big if not _parted_by_seams(labels == i, seams, cfg)]
     hidden = np.isin(labels, big)
     edge = stats.skin_frac >= cfg.skin_edge_frac
     if skin_like is not None:
