@@ -212,11 +212,11 @@ class TilesConfig:
                                         # pale finger
     skin_edge_frac: float = 0.04        # next to such a blob, a cell this much skin is
     occluder_grow: int = 2              # ... hidden in part (grown this many cells out)
-    seam_depth: float = 0.1             # a blob whose cells are parted by seams this much
-    seam_share: float = 0.8             # darker than either side (of the face's grey), on
-    seam_least: int = 6                 # this share of at least this many borders between
-                                        # them, is things each lying in its cell (tiles in
-                                        # odd light, squares): no hand across them
+    seam_depth: float = 0.1             # a blob whose cells show seams this much darker
+    seam_share: float = 0.8             # than either side (of the face's grey) on this
+    seam_least: int = 6                 # share of at least this many of their sides is
+                                        # things each lying in its cell (tiles in odd
+                                        # light, squares): no hand lies across them
     seam_width: float = 0.08            # (the seam: this far either side of the border)
 
 
@@ -1810,7 +1810,7 @@ def occlusion(stats: CellStats, explained: np.ndarray, foreign: np.ndarray,
     big = [i for i in range(1, n) if (n_skin[i] > 0 and st[i, cv2.CC_STAT_AREA]
                                       >= cfg.occluder_min_cells)
            or n_off[i] >= cfg.occluder_foreign_cells]
-    if big:     # ... unless it lies across none of their borders: things in odd light
+    if big:     # ... unless its cells' borders show: things in odd light, each in its cell
         seams = seam_depths(stats, cfg)
         big = [i for i in big if not _parted_by_seams(labels == i, seams, cfg)]
     hidden = np.isin(labels, big)
