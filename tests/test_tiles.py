@@ -155,7 +155,6 @@ def test_a_tile_on_a_special_square_is_cut_again_from_its_ink_alone(game, seed, 
     assert read.cells[cell[0]][cell[1]] == value
 
 
-
 def test_red_star_jokers_photographed_bright_are_read():
     """A rendered own set (seeded) whose jokers carry a red star: in bright light the
     star's ink is as coloured as a square's coloured print may be, and was left unread."""
@@ -166,6 +165,7 @@ def test_red_star_jokers_photographed_bright_are_read():
               if v == "?"]
     assert len(jokers) == 4 and truth["style"]["joker_face"] == "star"
     assert [read.cells[r][c] for r, c in jokers] == ["?"] * 4
+
 
 def test_premium_squares_whose_hue_light_shifts_across_the_board_are_no_hand():
     """A rendered own set (seeded) lit so that one corner is washed out: its yellow

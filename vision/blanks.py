@@ -317,10 +317,6 @@ def _nanmedian(a: np.ndarray) -> np.ndarray:
     return np.where(n > 0, (lo + hi) / 2, np.nan)[..., 0]
 
 
-def _expected(values: np.ndarray, sel: np.ndarray, cfg: BlanksConfig) -> np.ndarray:
-    return plane_across(values, sel, cfg.plane_empty)
-
-
 def plane_across(values: np.ndarray, sel: np.ndarray, min_cells: int) -> np.ndarray:
     """values (rows, cols, k) as the cells ``sel`` (alike when evenly lit: the empty
     squares of one kind) would show them at each cell: a plane across the board in the
@@ -383,10 +379,10 @@ def unlike_empty(out: Outlines, bare: np.ndarray, groups: np.ndarray, taken: np.
         sel = groups == g
         use = sel & bare
         if use.sum() >= cfg.min_empty:
-            exp[sel] = _expected(vals, use, cfg)[sel]
+            exp[sel] = plane_across(vals, use, cfg.plane_empty)[sel]
         elif bare.sum() >= cfg.min_empty:
             if board is None:
-                board = _expected(vals, bare, cfg)
+                board = plane_across(vals, bare, cfg.plane_empty)
             exp[sel] = board[sel]
     # what a neighbouring tile (or the board's edge) does to a side
     t = np.pad(taken, 1, constant_values=False)

@@ -1764,9 +1764,9 @@ def seam_depths(stats: CellStats, config: TilesConfig | None = None) -> np.ndarr
     cfg = config or TilesConfig()
     rows, cols = stats.face_grey.shape
     p = stats.grey.shape[0] // rows
-    bc = cfg.blanks
-    d, e = (max(int(round(f * p)), 1) for f in bc.rim_reach)
-    prof = rim_profiles(stats.grey, rows, cols, bc).reshape(rows, cols, 4, d + e)
+    d = max(int(round(cfg.blanks.rim_reach[0] * p)), 0)     # px outside the cell, as
+    prof = rim_profiles(stats.grey, rows, cols, cfg.blanks)   # rim_profiles takes them
+    prof = prof.reshape(rows, cols, 4, -1)
     s = max(2, int(round(cfg.seam_width * p)))
     seam = prof[..., max(d - s, 0):d + s].min(axis=-1)
     beside = np.minimum(np.median(prof[..., :max(d - s, 1)], axis=-1),
