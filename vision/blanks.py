@@ -129,11 +129,12 @@ class BlanksConfig:
     rim_least: tuple[int, int] = (5, 10)         # inked tiles, bare squares needed
     rim_z: float = 10.0            # a bare cell this many robust spreads of the bare
     rim_dev: float = 1.0           # squares' towards the tiles, with at least this much
-                                   # outline evidence and hardly any skin (a hand is no
-    rim_skin: float = 0.1          # blank) is a blank, unless that makes more blanks than
-                                   # the set has: then the photo's light, not its tiles,
-                                   # set the squares apart (dev seeds: 40 % of the blanks
-                                   # the outline missed; an empty square in ~10 000)
+                                   # outline evidence and little skin (a hand is no blank;
+    rim_skin: float = 0.3          # a cream joker in warm light passes for skin in up to
+                                   # ~30 % of its face) is a blank, unless that makes more
+                                   # blanks than the set has: then the photo's light, not
+                                   # its tiles, set the squares apart (dev seeds: over 40 % of the
+                                   # blanks the outline missed; an empty square in ~10 000)
 
 
 @dataclass
