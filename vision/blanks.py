@@ -133,8 +133,9 @@ class BlanksConfig:
     rim_skin: float = 0.3          # a cream joker in warm light passes for skin in up to
                                    # ~30 % of its face) is a blank, unless that makes more
                                    # blanks than the set has: then the photo's light, not
-                                   # its tiles, set the squares apart (dev seeds: over 40 % of the
-                                   # blanks the outline missed; an empty square in ~10 000)
+                                   # its tiles, set the squares apart (dev seeds: over 40 %
+                                   # of the blanks the outline missed; an empty square in
+                                   # ~10 000)
 
 
 @dataclass
