@@ -227,6 +227,17 @@ def test_a_washed_out_sign_shows_its_own_label_and_a_tile_on_a_sign_does_not(see
     assert likeness[has_tile & (kinds == "sign")].max() < cfg.label_match - 0.2
 
 
+def test_a_tile_on_a_sign_washed_white_by_a_glare_is_read():
+    """A glare washes a tile on a sign square (and the sign squares round it) white: colour
+    no longer tells the tile from its square; its numeral, unlike the sign's print, does.
+    (Rendered print-and-play photo; it was read as the empty square.)"""
+    img, truth, _ = sample_photo("mixmath", 1, 3765007881, fonts="held_out", hand=False)
+    read = tiles.read_grid(oracle_grid(img, truth), "mixmath", shape=(14, 14),
+                           tesseract=False)
+    assert tiles.square_kinds_of("mixmath", 14, 14)[1, 4] == "sign"
+    assert read.cells[1][4] == 10 == truth["cells"][1][4]
+
+
 def test_a_glare_on_coloured_squares_is_no_hand_but_skin_there_is():
     """A glare lifts olive squares towards white, to a tan no square of the board has;
     white light raises B, G and R alike, so it is told from skin over the same squares."""

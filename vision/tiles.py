@@ -1224,7 +1224,10 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     stats = evened(stats, (kinds == "plain") & ~cand, cfg)
     groups = square_groups_of(game, rows, cols)
     colours = board_colours(stats, cand, kinds, tile_look(profile), cfg, groups=groups)
-    is_tile = tiles_on_squares(cand, kinds, colours, cfg)
+    # a face washed white by glare shows no colour to tell a tile from its square by: read
+    # it, and a square's own print is told by its likeness to its siblings' (below)
+    washed = (stats.face_lab[..., 0] >= cfg.glare_lightness) & (stats.chroma <= cfg.glare_chroma)
+    is_tile = tiles_on_squares(cand, kinds, colours, cfg) | (cand & washed)
     blank, blank_by_sides = find_blanks(grid_bgr, stats, colours, kinds, groups, cand,
                                         cfg.blanks, most=_blank_tiles(game))
     clock("cells.stats")
@@ -1271,7 +1274,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     empty = ~is_tile | glyphless
     on_square = empty & (own_print | _square_colour(stats, colours, cfg))
     off_square = empty & ~on_square
-    glare = (((stats.face_lab[..., 0] >= cfg.glare_lightness) & (stats.chroma <= cfg.glare_chroma))
+    glare = (washed
              | ((stats.face_grey >= cfg.glare_clipped) & (stats.face_spread <= cfg.glare_spread))
              | (empty & _lifted_by_glare(stats, colours, cfg)))
     skin_like = _skin_like(stats, on_square, groups, read_well, cfg)
