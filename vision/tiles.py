@@ -1101,22 +1101,24 @@ def board_colours(stats: CellStats, cand: np.ndarray, kinds: np.ndarray,
 
 
 def tiles_on_squares(cand: np.ndarray, kinds: np.ndarray, colours: Squares,
-                     config: TilesConfig | None = None) -> np.ndarray:
+                     washed: np.ndarray, config: TilesConfig | None = None) -> np.ndarray:
     """(rows, cols) bool: which candidate cells are tiles.
 
     Ink on a plain square is a tile. On a special square (2x, 3x, a sign, the printed
     centre numbers) a candidate is a tile only when its face differs from that kind's
     empty colour and lies nearer the tiles' colour (when that is unknown: differs by
-    ``square_sep_alone``)."""
+    ``square_sep_alone``), or when it is ``washed`` white by a glare: then colour tells
+    nothing, and the reader tells a square's own print by its likeness to its siblings'
+    (:func:`_label_likeness`)."""
     cfg = config or TilesConfig()
     d_sq, d_tile = colours.d_square, colours.d_tile
     plain = kinds == "plain"
-    unknown_square = ~np.isfinite(d_sq)
+    no_colour = ~np.isfinite(d_sq) | washed      # to tell a tile by
     if colours.tile is not None:
         special = cand & (d_sq > cfg.square_sep) & (d_tile < d_sq)
     else:
         special = cand & (d_sq > cfg.square_sep_alone)
-    return (cand & plain) | (~plain & (special | (cand & unknown_square)))
+    return (cand & plain) | (~plain & (special | (cand & no_colour)))
 
 
 def _label_likeness(stats: CellStats, prints: np.ndarray, kinds: np.ndarray,
@@ -1224,10 +1226,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     stats = evened(stats, (kinds == "plain") & ~cand, cfg)
     groups = square_groups_of(game, rows, cols)
     colours = board_colours(stats, cand, kinds, tile_look(profile), cfg, groups=groups)
-    # a face washed white by glare shows no colour to tell a tile from its square by: read
-    # it, and a square's own print is told by its likeness to its siblings' (below)
     washed = (stats.face_lab[..., 0] >= cfg.glare_lightness) & (stats.chroma <= cfg.glare_chroma)
-    is_tile = tiles_on_squares(cand, kinds, colours, cfg) | (cand & washed)
+    is_tile = tiles_on_squares(cand, kinds, colours, washed, cfg)
     blank, blank_by_sides = find_blanks(grid_bgr, stats, colours, kinds, groups, cand,
                                         cfg.blanks, most=_blank_tiles(game))
     clock("cells.stats")
