@@ -155,6 +155,21 @@ def test_a_tile_on_a_special_square_is_cut_again_from_its_ink_alone(game, seed, 
     assert read.cells[cell[0]][cell[1]] == value
 
 
+def test_the_dots_of_a_small_divide_are_kept_with_its_bar():
+    """A rendered own set (seeded) whose ÷ tokens show dots of a few pixels above and
+    below the bar: too small for the speck filter, they were dropped and the ÷ read as a
+    − (surely)."""
+    img, truth, _ = sample_photo("calculissimo", 2, 2896298889, fonts="held_out", hand=False)
+    read = tiles.read_grid(oracle_grid(img, truth), "calculissimo", shape=(15, 15),
+                           tesseract=False)
+    divides = [(8, 9), (9, 7), (9, 13)]
+    assert [truth["cells"][r][c] for r, c in divides] == ["/"] * 3
+    assert [read.cells[r][c] for r, c in divides] == ["/"] * 3
+    minus = [(r, c) for r, row in enumerate(truth["cells"]) for c, v in enumerate(row)
+             if v == "-" and read.cells[r][c] is not None]
+    assert minus and all(read.cells[r][c] == "-" for r, c in minus)
+
+
 def test_red_star_jokers_photographed_bright_are_read():
     """A rendered own set (seeded) whose jokers carry a red star: in bright light the
     star's ink is as coloured as a square's coloured print may be, and was left unread."""

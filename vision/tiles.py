@@ -113,6 +113,8 @@ class TilesConfig:
     underline_flat: float = 0.4         # h < this * w: flat (an underline, a minus)
     underline_taller: float = 2.0       # an underline lies below a glyph this much taller
     speck_ratio: float = 0.12           # a component above/below a glyph, this small, is dirt
+    dot_reach: float = 0.9              # a ÷'s dots lie within this * its bar's width of it,
+    dot_off_centre: float = 0.15        # ... centred on it within this * its width
     mark_ratio: float = 0.5             # a group shorter than this * the tallest is a mark
     merge_overlap: float = 0.5          # x-overlap (of the narrower) that joins components
     split_aspect: float = 1.0           # a Mixmath glyph wider than this * height is 2 digits
@@ -597,6 +599,8 @@ class _Cutter:
             cg = CellGlyphs((r, c))
             groups, ok = _group_components(st, by_cell.get((r, c), []), p, (c * p, r * p),
                                            boxes[r, c], self.split_pairs, cfg)
+            if not self.split_pairs and len(groups) == 1:   # a token: a − or a ÷?
+                groups = [(groups[0][0] + _bar_dots(labels, st, groups[0][0], cfg), False)]
             face, contrast = face_grey[r][c], max(contrasts[r][c], 1.0)
             for members, split in groups:
                 gid += 1
@@ -610,6 +614,33 @@ class _Cutter:
                 cg.area = _ink_area(cg.zone, cg.glyphs, p, cfg)
             out[(r, c)] = cg
         return out
+
+
+def _bar_dots(labels: np.ndarray, st: list, members: list[int], cfg: TilesConfig
+              ) -> list[int]:
+    """The dots of a ÷ whose bar is the glyph ``members`` (a token's only glyph): when it
+    is flat, the biggest component above it and below it, centred on it, within
+    ``dot_reach`` of its width: dots too small or too faint for the speck filter and the
+    seeding (a ÷ read as a −). [] unless both are there."""
+    x0 = min(st[i][0] for i in members)
+    x1 = max(st[i][0] + st[i][2] for i in members)
+    y0 = min(st[i][1] for i in members)
+    y1 = max(st[i][1] + st[i][3] for i in members)
+    w = x1 - x0
+    if y1 - y0 >= cfg.underline_flat * w:
+        return []
+    cx, reach = (x0 + x1) / 2, int(round(cfg.dot_reach * w))
+    dots = []
+    for wy0, wy1 in ((max(y0 - reach, 0), y0), (y1, min(y1 + reach, labels.shape[0]))):
+        window = labels[wy0:wy1, int(cx - w / 4):int(cx + w / 4) + 1]
+        near = [i for i in np.unique(window).tolist() if i and i not in members
+                and st[i][2] <= w / 2 and st[i][3] <= w / 2
+                and abs(st[i][0] + st[i][2] / 2 - cx) <= cfg.dot_off_centre * w
+                and st[i][1] >= wy0 and st[i][1] + st[i][3] <= wy1]
+        if not near:
+            return []
+        dots.append(max(near, key=lambda i: st[i][4]))
+    return dots
 
 
 def _ink_zone(grey: np.ndarray, inside: np.ndarray, cell: tuple[int, int], p: int,
