@@ -616,16 +616,19 @@ class _Cutter:
         return out
 
 
+def _members_box(st: list, members: list[int]) -> tuple[int, int, int, int]:
+    """x0, y0, x1, y1 (end exclusive) round the components ``members`` (stats ``st``)."""
+    return (min(st[i][0] for i in members), min(st[i][1] for i in members),
+            max(st[i][0] + st[i][2] for i in members), max(st[i][1] + st[i][3] for i in members))
+
+
 def _bar_dots(labels: np.ndarray, st: list, members: list[int], cfg: TilesConfig
               ) -> list[int]:
     """The dots of a ÷ whose bar is the glyph ``members`` (a token's only glyph): when it
     is flat, the biggest component above it and below it, centred on it, within
     ``dot_reach`` of its width: dots too small or too faint for the speck filter and the
     seeding (a ÷ read as a −). [] unless both are there."""
-    x0 = min(st[i][0] for i in members)
-    x1 = max(st[i][0] + st[i][2] for i in members)
-    y0 = min(st[i][1] for i in members)
-    y1 = max(st[i][1] + st[i][3] for i in members)
+    x0, y0, x1, y1 = _members_box(st, members)
     w = x1 - x0
     if y1 - y0 >= cfg.underline_flat * w:
         return []
@@ -868,10 +871,7 @@ def _cut_glyphs(grey, labels, group_of, gid, st, members, split, face, contrast,
     """The soft-ink image of a group: (face - grey) / contrast inside its components
     (dilated by a pixel: the soft edge), cropped to their box; ``split``: cut it in two at
     the thinnest ink column inside ``cfg.split_window``."""
-    x0 = min(st[i][0] for i in members)
-    x1 = max(st[i][0] + st[i][2] for i in members)
-    y0 = min(st[i][1] for i in members)
-    y1 = max(st[i][1] + st[i][3] for i in members)
+    x0, y0, x1, y1 = _members_box(st, members)
     m = (group_of[labels[y0:y1, x0:x1]] == gid).view(np.uint8)
     ink = (face - grey[y0:y1, x0:x1].astype(np.float32)) * (1.0 / contrast)
     np.clip(ink, 0, 1, out=ink)
