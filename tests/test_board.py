@@ -440,6 +440,22 @@ def test_a_board_of_faint_hairlines_is_found(game, seed):
     assert min(errs) < 0.2 * cell          # every cell read from its own square
 
 
+@pytest.mark.slow
+def test_a_dim_blurred_board_of_hairlines_is_found_on_the_working_copy():
+    """Dim (0.5x) and blurred (sigma 1.5): on the largest copy the noise drowns the
+    hairlines even when faint lines are looked for; the working copy, less noisy, parts
+    the squares with them."""
+    render = pytest.importorskip("samples.render")
+    img, truth, _ = render.sample_photo("calculissimo", 2, 2056162417, fonts="held_out",
+                                        hand=False)
+    assert truth["finish"]["brightness"] < 0.6 and truth["finish"]["blur"] > 1.4
+    loc = find_board(img, "calculissimo")
+    cell = truth["camera"]["min_cell_px"]
+    errs = [np.linalg.norm(loc.rotated(k).grid_corners - np.array(truth["grid_corners"]),
+                           axis=1).max() for k in range(4)]
+    assert min(errs) < 0.2 * cell
+
+
 # ----------------------------------------------------------------------------------------
 # rectification and the location's helpers
 

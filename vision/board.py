@@ -311,12 +311,13 @@ def _looks(photo: _Photo, cfg: BoardConfig) -> list[tuple[int, bool, bool]]:
     (the mask opened, two-square blobs halved: a second try, as the opening eats squares
     peppered with noise in a dim photo and halves may lengthen a lattice into the margin's
     art), then the same on the next larger copy; and, only while none of those found a
-    grid but some saw part of one, the largest copy again taking fainter lines for grid
-    lines (``faint_noise_factor``: hairlines show best there)."""
+    grid but some saw part of one, each copy again taking fainter lines for grid lines
+    (``faint_noise_factor``; hairlines show best on the largest copy, but in a dim,
+    blurred photo the noise there drowns them and the working copy parts the squares)."""
     openings = (False, True) if cfg.mask_open_px > 0 else (False,)
     levels = photo.locate_levels(cfg.locate_levels)
     return ([(level, opened, False) for level in levels for opened in openings]
-            + [(levels[-1], opened, True) for opened in openings])
+            + [(level, opened, True) for level in levels for opened in openings])
 
 
 _SNAPSHOT_PX = 4  # px per cell of the small top-down view a tracked frame is checked with
@@ -655,7 +656,7 @@ def _sized_components(mask: np.ndarray, lo: float, hi: float) -> np.ndarray:
     count = np.bincount(labels.ravel(), minlength=n)
     keep = (count >= (0.5 * lo) ** 2) & (count <= (2 * hi) ** 2)
     keep[0] = False                 # the background
-    return np.where(keep, 255, 0).astype(np.uint8)[labels]
+    return np.take(np.where(keep, 255, 0).astype(np.uint8), labels)  # (take: 2x indexing)
 
 
 def _bright_blobs(mask: np.ndarray, cfg: BoardConfig, split: bool = False) -> _Blobs:

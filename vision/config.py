@@ -55,7 +55,7 @@ class BoardConfig:
     """...unless noise is high: the threshold is at least this many times the response
     of the 75th-percentile pixel (flat areas, where only noise responds)."""
     faint_noise_factor: float = 1.5
-    """When no look found a grid, the largest copy is looked at again with the threshold
+    """When no look found a grid, each copy is looked at again with the threshold
     this many times that response: hairlines (0.3-0.7 mm) seen small then part the squares
     they run between. Not at first: on a textured table it makes more specks and now and
     then a lattice of the wrong squares."""
