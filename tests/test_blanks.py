@@ -5,6 +5,7 @@ never on empty squares: under glare, in shadow, beside tiles."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -129,6 +130,22 @@ def test_blank_jokers_are_found_in_photos_without_calibration():
         assert false == [], seed
         found, total = found + f, total + n
     assert total == 20 and found >= 11
+
+
+@pytest.mark.parametrize("seed,cell", [(3016899803, (8, 7)), (631112383, (6, 7))])
+def test_a_joker_is_told_by_its_outline_colour_and_sides_together(seed, cell):
+    """A blank joker nearly the colour of its square, a little narrower and off centre:
+    neither its outline and colour nor its sides alone tell it from an empty square;
+    together they do."""
+    img, truth, _ = sample_photo("calculissimo", 2, seed, hand=False, fonts="held_out")
+    assert truth["cells"][cell[0]][cell[1]] == "?"
+    got = read(img, truth, "calculissimo")
+    assert got.cells[cell[0]][cell[1]] == "?"
+    assert tally(truth["cells"], got.cells)[2] == []
+    no_sides = replace(tiles.TilesConfig(), blanks=replace(blanks.BlanksConfig(), like_cap=0.0))
+    alone = tiles.read_grid(oracle_grid(img, truth), "calculissimo", config=no_sides,
+                            shape=(truth["rows"], truth["cols"]), tesseract=False)
+    assert alone.cells[cell[0]][cell[1]] is None
 
 
 def test_jokers_told_by_their_sides_never_outnumber_the_set():

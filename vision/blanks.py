@@ -16,8 +16,8 @@ outline in one photo — what the light and the blur do to the gaps varies smoot
 the board, and a neighbouring tile (its shadow, its sides) or the board's edge does the
 same to each square beside it — so the ink-less cells tell what an empty square looks
 like here (:func:`unlike_empty`). The evidence for a blank adds up how much narrower,
-farther off centre and more turned its outline is than that, and how far its colour is
-from its square's (:class:`BlanksConfig`). Glare and a soft shadow have no sharp square
+farther off centre and more turned its outline is than that, how far its colour is from
+its square's and how like the inked tiles' its sides are (see below; :class:`BlanksConfig`). Glare and a soft shadow have no sharp square
 outline; a square's printed label, a digit or a star is ink.
 
 A blank of its square's very colour shows little of that; but it stands on the board as
@@ -98,6 +98,9 @@ class BlanksConfig:
     turn_unit: float = 1.67        # ... turned this many degrees more ...
     colour_unit: float = 12.5      # ... its colour this far from its square's ...
     colour_cap: float = 25.0       # ... (up to this far: glare whitens a square beyond)
+    like_unit: float = 12.5        # ... its sides this many robust spreads more like the
+    like_cap: float = 25.0         # inked tiles' than the empty squares' (tile_likeness;
+                                   # up to this many) ...
                                    # ... each count 1 (the sides beside a tile or the
                                    # board's edge beyond what they do to empty squares
                                    # here). Of ~90 000 empty squares in ~1 000 renders
@@ -463,11 +466,15 @@ def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
     out = face_outlines(grid_bgr, rows, cols, cfg, where=maybe, grey=grey)
     bare = ~cand & ~out.inked
     dev = unlike_empty(out, bare, groups, cand, cfg)
+    # how like the inked tiles' its sides are (only where light plain squares tell)
+    plain = groups == "plain"
+    like = tile_likeness(stats.grey, stats.face_grey, cand & plain, bare & plain, cfg)
+    sides = np.clip(like, 0.0, cfg.like_cap) / cfg.like_unit
     # at most the colour's share of the evidence is missing: the face's colour against the
     # empty squares of its group nearby (a hand's shadow, a glare or a gradient the
     # board-wide light model missed shade them alike) and against the board-wide model
     shape_ok = (~out.inked & out.clean(cfg)
-                & (dev >= cfg.evidence - cfg.colour_cap / cfg.colour_unit))
+                & (dev + sides >= cfg.evidence - cfg.colour_cap / cfg.colour_unit))
     cells = np.argwhere(shape_ok)
     evidence = np.where(shape_ok, dev, np.nan)
     if len(cells):
@@ -476,7 +483,8 @@ def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
         d = near - stats.face_lab[r, c]
         d_near = np.sqrt((cfg.l_weight * d[:, 0]) ** 2 + d[:, 1] ** 2 + d[:, 2] ** 2)
         d_sq = np.fmin(d_near, colours.d_square[r, c])
-        evidence[r, c] = dev[r, c] + np.minimum(d_sq, cfg.colour_cap) / cfg.colour_unit
+        evidence[r, c] = (dev[r, c] + np.minimum(d_sq, cfg.colour_cap) / cfg.colour_unit
+                          + sides[r, c])
         blank[r, c] |= (d_sq >= cfg.colour_min) & (evidence[r, c] >= cfg.evidence)
     # a pale face on a square no tile looks like: what else covers it with a tile's clean
     # outline? (A hand shows none. A glare keeps the square's outline too, but washes a
@@ -486,8 +494,6 @@ def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
               & ~_tile_coloured(colours.expected, cfg) & (colours.d_square >= cfg.off_square))
     # or its sides look like the inked tiles' (a blank the colour of its square, its
     # outline a little unlike an empty one's)
-    plain = groups == "plain"
-    like = tile_likeness(stats.grey, stats.face_grey, cand & plain, bare & plain, cfg)
     rim = (maybe & ~out.inked & (like >= cfg.rim_z) & (np.nan_to_num(dev) >= cfg.rim_dev)
            & (stats.skin_frac <= cfg.rim_skin))
     rim &= ~blank
