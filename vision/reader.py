@@ -107,12 +107,12 @@ def read_board(image_bgr: np.ndarray, game: str, *, profile: Any = None,
         turned_unsure = np.diff(np.sort(scores)[-2:])[0] < tiles_cfg.upright_margin
         stage_ms["orient"] = (time.perf_counter() - t2) * 1000
     read = tiles.read_grid(grid, game, **kw, stats=stats)
-    if turned_unsure:
-        read.confidence[read.is_tile] *= tiles_cfg.conf_turn_unsure
     if tiles_cfg.use_tesseract:
         t4 = time.perf_counter()
         tiles.settle_unsure(grid, read, game, tiles_cfg)
         stage_ms["cells.tesseract"] = (time.perf_counter() - t4) * 1000
+    if turned_unsure:   # a doubt about the board, not about any glyph: after Tesseract
+        read.confidence[read.is_tile] *= tiles_cfg.conf_turn_unsure
     t5 = time.perf_counter()
     stage_ms["cells"] = (t5 - t2) * 1000
     occluded = [(int(r), int(c)) for r, c in np.argwhere(read.occluded)]
