@@ -179,11 +179,17 @@ def main(argv=None) -> int:
     parser.add_argument("--save", type=Path, help="write failing photos and grids here")
     parser.add_argument("-v", "--verbose", action="store_true")
     parser.add_argument("--set", nargs="+", default=[], metavar="FIELD=VALUE",
-                        help="try other TilesConfig values (numbers)")
+                        help="try other TilesConfig values (numbers; blanks.FIELD for "
+                             "its blanks part)")
     args = parser.parse_args(argv)
-    args.tiles_config = replace(tiles.TilesConfig(), **{
-        k: type(getattr(tiles.TilesConfig(), k))(float(v))
-        for k, v in (item.split("=", 1) for item in args.set)})
+    args.tiles_config = tiles.TilesConfig()
+    for item in args.set:     # FIELD=VALUE, or PART.FIELD=VALUE for a part (blanks.rim_z=8)
+        key, value = item.split("=", 1)
+        *part, name = key.split(".")
+        owner = getattr(args.tiles_config, part[0]) if part else args.tiles_config
+        changed = replace(owner, **{name: type(getattr(owner, name))(float(value))})
+        args.tiles_config = (replace(args.tiles_config, **{part[0]: changed}) if part
+                             else changed)
     cv2.setNumThreads(1)
     t = time.time()
     print(markdown(run(args)))

@@ -170,6 +170,17 @@ def test_the_dots_of_a_small_divide_are_kept_with_its_bar():
     assert minus and all(read.cells[r][c] == "-" for r, c in minus)
 
 
+def test_a_stretch_of_the_tiles_rim_is_no_part_of_its_numeral():
+    """A print-and-play tile a little off its square: the ink zone takes in a stretch of
+    its bottom rim, flat and well below the "28"; joined to the 2 it read "50"."""
+    from vision.reader import read_board
+    img, truth, _ = sample_photo("mixmath", 1, 2665712373, fonts="held_out", hand=False)
+    assert truth["cells"][5][7] == 28
+    assert read_board(img, "mixmath").cells[5][7] == 28
+    without = replace(tiles.TilesConfig(), rim_piece_band=0.0)
+    assert read_board(img, "mixmath", config=without).cells[5][7] != 28
+
+
 def test_red_star_jokers_photographed_bright_are_read():
     """A rendered own set (seeded) whose jokers carry a red star: in bright light the
     star's ink is as coloured as a square's coloured print may be, and was left unread."""

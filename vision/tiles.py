@@ -116,6 +116,8 @@ class TilesConfig:
     dot_reach: float = 0.9              # a ÷'s dots lie within this * its bar's width of it,
     dot_off_centre: float = 0.15        # ... centred on it within this * its width
     mark_ratio: float = 0.5             # a group shorter than this * the tallest is a mark
+    rim_piece_band: float = 0.15        # ink this near the ink zone's top or bottom, this
+                                        # far from all the larger ink, is rim or shadow
     merge_overlap: float = 0.5          # x-overlap (of the narrower) that joins components
     split_aspect: float = 1.0           # a Mixmath glyph wider than this * height is 2 digits
     split_window: tuple[float, float] = (0.3, 0.7)  # where in its width a glyph is split
@@ -836,6 +838,19 @@ def _group_components(st: np.ndarray, comps: list[int], p: int, origin: tuple[in
             if (flat and yu >= yt + 0.6 * ht) or (outside and au < cfg.speck_ratio * at):
                 drop.add(u)
                 break
+    # a piece lying along the top or bottom of the ink zone, well apart from the larger
+    # ink: a stretch of the tile's rim or shadow the zone took in (a tile a little off
+    # its square), not the foot of a glyph
+    rim = cfg.rim_piece_band * p
+    for u in keep:
+        xu, yu, wu, hu, au = st[u]
+        y0u, y1u = yu - oy, yu - oy + hu
+        if not (y0u >= by1 - rim or y1u <= by0 + rim):
+            continue
+        others = [t for t in keep if t != u and t not in drop]
+        if others and max(st[t][4] for t in others) > au and all(
+                max(st[t][1] - (yu + hu), yu - (st[t][1] + st[t][3])) >= rim for t in others):
+            drop.add(u)
     keep = sorted((i for i in keep if i not in drop), key=lambda i: st[i][0])
     # group by horizontal overlap
     groups: list[list[int]] = []
