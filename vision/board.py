@@ -311,13 +311,14 @@ def _looks(photo: _Photo, cfg: BoardConfig) -> list[tuple[int, bool, bool]]:
     (the mask opened, two-square blobs halved: a second try, as the opening eats squares
     peppered with noise in a dim photo and halves may lengthen a lattice into the margin's
     art), then the same on the next larger copy; and, only while none of those found a
-    grid but some saw part of one, each copy again taking fainter lines for grid lines
-    (``faint_noise_factor``; hairlines show best on the largest copy, but in a dim,
-    blurred photo the noise there drowns them and the working copy parts the squares)."""
+    grid but some saw part of one, each copy again, the largest first, taking fainter
+    lines for grid lines (``faint_noise_factor``: hairlines show best on the largest copy;
+    in a dim, blurred photo its noise drowns them and a smaller copy parts the squares —
+    only then, as a lattice seen small is more often a cell or two off)."""
     openings = (False, True) if cfg.mask_open_px > 0 else (False,)
     levels = photo.locate_levels(cfg.locate_levels)
     return ([(level, opened, False) for level in levels for opened in openings]
-            + [(level, opened, True) for level in levels for opened in openings])
+            + [(level, opened, True) for level in levels[::-1] for opened in openings])
 
 
 _SNAPSHOT_PX = 4  # px per cell of the small top-down view a tracked frame is checked with
