@@ -17,8 +17,9 @@ the board, and a neighbouring tile (its shadow, its sides) or the board's edge d
 same to each square beside it — so the ink-less cells tell what an empty square looks
 like here (:func:`unlike_empty`). The evidence for a blank adds up how much narrower,
 farther off centre and more turned its outline is than that, how far its colour is from
-its square's and how like the inked tiles' its sides are (see below; :class:`BlanksConfig`). Glare and a soft shadow have no sharp square
-outline; a square's printed label, a digit or a star is ink.
+its square's and how like the inked tiles' its sides are (see below; :class:`BlanksConfig`).
+Glare and a soft shadow have no sharp square outline; a square's printed label, a digit
+or a star is ink.
 
 A blank of its square's very colour shows little of that; but it stands on the board as
 every tile does, with the same rim, sides and shadow, lit by the same light and seen from

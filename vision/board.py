@@ -657,7 +657,7 @@ def _sized_components(mask: np.ndarray, lo: float, hi: float) -> np.ndarray:
     count = np.bincount(labels.ravel(), minlength=n)
     keep = (count >= (0.5 * lo) ** 2) & (count <= (2 * hi) ** 2)
     keep[0] = False                 # the background
-    return np.take(np.where(keep, 255, 0).astype(np.uint8), labels)  # (take: 2x indexing)
+    return np.take(np.where(keep, 255, 0).astype(np.uint8), labels)  # twice as fast as [ ]
 
 
 def _bright_blobs(mask: np.ndarray, cfg: BoardConfig, split: bool = False) -> _Blobs:

@@ -843,9 +843,8 @@ def _group_components(st: np.ndarray, comps: list[int], p: int, origin: tuple[in
     # its square), not the foot of a glyph
     rim = cfg.rim_piece_band * p
     for u in keep:
-        xu, yu, wu, hu, au = st[u]
-        y0u, y1u = yu - oy, yu - oy + hu
-        if not (y0u >= by1 - rim or y1u <= by0 + rim):
+        _, yu, _, hu, au = st[u]
+        if not (yu - oy >= by1 - rim or yu - oy + hu <= by0 + rim):
             continue
         others = [t for t in keep if t != u and t not in drop]
         if others and max(st[t][4] for t in others) > au and all(
