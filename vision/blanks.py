@@ -105,7 +105,8 @@ class BlanksConfig:
                                    # ... each count 1 (the sides beside a tile or the
                                    # board's edge beyond what they do to empty squares
                                    # here). Of ~90 000 empty squares in ~1 000 renders
-                                   # none reached 2.2 (1 reached 2.0); beside a hand a
+                                   # none reached 2.2 (1 reached 2.0); with the sides
+                                   # counted, none of ~130 000 in 2 100; beside a hand a
                                    # few do (such a frame is rejected anyway) ...
     evidence: float = 2.2          # ... a blank's reaches this (~70 % of blank jokers and
                                    # blanks in renders: the others look like the square
