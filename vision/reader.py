@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from . import tiles
+from . import cellnet, tiles
 from .reading import BoardReading
 
 PX_PER_CELL = 64
@@ -111,6 +111,14 @@ def read_board(image_bgr: np.ndarray, game: str, *, profile: Any = None,
         t4 = time.perf_counter()
         tiles.settle_unsure(grid, read, game, tiles_cfg)
         stage_ms["cells.tesseract"] = (time.perf_counter() - t4) * 1000
+    if tiles_cfg.use_cellnet:
+        t4 = time.perf_counter()
+        probs = cellnet.read_probabilities(image_bgr, location.grid_homography, game,
+                                           g.rows, g.cols)
+        if probs is not None:
+            cellnet.fuse(read.cells, read.confidence, read.occluded, probs,
+                         cellnet.CLASSES[game], tiles_cfg.cellnet_sure, tiles_cfg.cellnet_doubt)
+        stage_ms["cells.net"] = (time.perf_counter() - t4) * 1000
     if turned_unsure:   # a doubt about the board, not about any glyph: after Tesseract
         read.confidence[read.is_tile] *= tiles_cfg.conf_turn_unsure
     t5 = time.perf_counter()

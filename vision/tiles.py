@@ -193,6 +193,9 @@ class TilesConfig:
     tesseract_trust: float = 0.7        # how much a Tesseract read is believed (it misreads
                                         # ~half the glyphs our classifier is unsure of)
     tesseract_px: int = 48              # height each unsure tile is pasted at in the strip
+    use_cellnet: bool = True            # weigh the reading with the cell net's (vision.cellnet)
+    cellnet_sure: float = 0.97          # the net's answer is taken when it is this sure ...
+    cellnet_doubt: float = 0.6          # ... or the glyph reading is less sure than this
 
     skin_min_frac: float = 0.5          # a cell this much skin-coloured is a hand candidate
     # what the board explains: an empty square's face has its colour, in shade or glare

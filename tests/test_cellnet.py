@@ -1,0 +1,60 @@
+"""The cell net (vision.cellnet): its numpy forward, its crops, and what it adds to a reading."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision import cellnet
+
+
+def _naive_conv(x, w, b, stride):
+    """A plain loop convolution (NHWC, 'same' padding, ReLU) with w as (k, k, C, O)."""
+    k = w.shape[0]
+    pad = k // 2
+    xp = np.pad(x, ((0, 0), (pad, pad), (pad, pad), (0, 0)))
+    n, h, wd, _ = x.shape
+    ho, wo = (h + stride - 1) // stride, (wd + stride - 1) // stride
+    out = np.zeros((n, ho, wo, w.shape[3]), np.float64)
+    for i in range(ho):
+        for j in range(wo):
+            patch = xp[:, i * stride:i * stride + k, j * stride:j * stride + k]
+            out[:, i, j] = np.tensordot(patch, w, axes=([1, 2, 3], [0, 1, 2])) + b
+    return np.maximum(out, 0)
+
+
+@pytest.mark.parametrize("k, stride", [(5, 2), (3, 2), (3, 1)])
+def test_the_matrix_product_convolution_is_a_convolution(k, stride):
+    rng = np.random.default_rng(k + stride)
+    x = rng.normal(size=(2, 10, 10, 3)).astype(np.float32)
+    w = rng.normal(size=(k, k, 3, 4)).astype(np.float32)
+    b = rng.normal(size=4).astype(np.float32)
+    got = cellnet._conv(x, w.reshape(-1, 4), b, stride)
+    assert got.shape == (2, 10 // stride, 10 // stride, 4)
+    np.testing.assert_allclose(got, _naive_conv(x, w, b, stride), rtol=1e-4, atol=1e-4)
+
+
+def test_each_crop_is_its_cell_with_a_rim_of_its_neighbours():
+    rows, cols, p, m = 3, 4, cellnet.CELL_PX, cellnet.MARGIN_PX
+    padded = np.zeros((rows * p + 2 * m, cols * p + 2 * m, 3), np.uint8)
+    for r in range(rows):
+        for c in range(cols):
+            padded[m + r * p:m + (r + 1) * p, m + c * p:m + (c + 1) * p] = 10 * r + c
+    crops = cellnet.cell_crops(padded, rows, cols)
+    assert crops.shape == (rows * cols, cellnet.CROP_PX, cellnet.CROP_PX, 3)
+    for k, crop in enumerate(crops):
+        r, c = divmod(k, cols)
+        assert (crop[m:m + p, m:m + p] == 10 * r + c).all()      # the cell itself
+        if c + 1 < cols:                                          # the rim to its right
+            assert (crop[m:m + p, m + p:] == 10 * r + c + 1).all()
+
+
+def test_the_shipped_nets_have_the_layout_the_forward_expects():
+    for game, classes in cellnet.CLASSES.items():
+        net = cellnet.load(game)
+        assert net is not None, f"vision/models/cellnet-{game}.npz is missing"
+        x = np.zeros((2, cellnet.CROP_PX, cellnet.CROP_PX, 3), np.float32)
+        probs = net.probabilities(x)
+        assert probs.shape == (2, len(classes))
+        np.testing.assert_allclose(probs.sum(1), 1, rtol=1e-5)
+        assert probs[0].argmax() == 0        # a board's median colour all over: empty

@@ -1,0 +1,350 @@
+"""The cell net: every cell of a board, seen with a rim of its neighbours -> what lies there.
+
+The glyph reader (:mod:`vision.tiles`, :mod:`vision.digits`) decides "tile or empty" by
+hand-made rules (ink on a face that is not the square's own print) and then reads cut
+glyphs. Its misses are tiles a person sees at once: a blank joker whose face is the colour
+of its square but whose edge and shadow show, a faint token whose ink is too pale for the
+ink threshold, a ÷ whose dots blurred into its bar. This small convolutional net looks at
+the whole cell and a sixth of a cell round it (the tile's edge, its shadow, the gap to the
+next square) and gives the probabilities of "empty" and of every value of the game's set,
+all cells of a board in one batch. :func:`vision.reader.read_board` weighs it with the
+glyph reading (:func:`fuse`).
+
+Input (:func:`cell_crops`): the board rectified from the photo at ``CELL_PX`` a cell with a
+``MARGIN_PX`` rim, each cell's ``CROP_PX`` square, its colour centred on the board's
+median (the plain squares) and scaled by the board's spread, so the light's colour and
+strength are taken out but the tile's own colour against its square is kept.
+
+Net (:class:`CellNet`, numpy forward; three 2-strided convolutions, 16-32-64 channels,
+then two dense layers): about a million multiply-adds a cell.
+
+Training (:func:`train`, needs PyTorch: ``pip install torch==2.13.0``, only for this):
+crops of rendered photos (:mod:`samples.render`, TRAIN fonts, no hand; seeds far from the
+development and benchmark ones), from a grid whose corners are jittered by a few hundredths
+of a cell as the board finder leaves them. The weights ship in
+``vision/models/cellnet-GAME.npz``; rebuild them with::
+
+    python -m vision.cellnet --data mixmath --photos 3000     # ~ 10 minutes a game
+    python -m vision.cellnet --train mixmath                  # ~ 10 minutes a game
+    python -m vision.cellnet --eval mixmath                   # dev seeds, held-out fonts
+
+>>> CLASSES["calculissimo"][:3], CLASSES["mixmath"][:3], len(CLASSES["mixmath"])
+((None, '0', '1'), (None, 0, 1), 47)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+CELL_PX = 24     # a cell in the net's picture: the smallest cell a photo may have (BOARDS.md)
+MARGIN_PX = 4    # the rim seen round it: the tile's edge and shadow, the gap between squares
+CROP_PX = CELL_PX + 2 * MARGIN_PX
+
+MODELS = Path(__file__).parent / "models"
+TRAIN_SEED = 9_100_000   # far from development (555 000..) and benchmark (7 300 000) seeds
+
+
+def _classes(game: str) -> tuple:
+    from .tiles import tile_set_values
+    values = sorted(set(tile_set_values(game)),
+                    key=lambda v: (not str(v).isdigit(), int(v) if str(v).isdigit() else 0, v))
+    extra = ("?",) if game == "calculissimo" else ()
+    return (None, *values, *extra)
+
+
+CLASSES = {game: _classes(game) for game in ("mixmath", "calculissimo")}
+"""Per game: None (empty), then the set's values as the reader writes them (Mixmath's as
+numbers, Calculissimo's as text, its joker "?")."""
+
+
+# -- input -----------------------------------------------------------------------------------
+
+def padded_grid(image_bgr: np.ndarray, grid_homography: np.ndarray, rows: int, cols: int
+                ) -> np.ndarray:
+    """The grid top-down at CELL_PX a cell with a MARGIN_PX rim all round."""
+    from .board import _apply, _warp
+    p, m = CELL_PX, MARGIN_PX
+    to_out = np.array([[p, 0, m - 0.5], [0, p, m - 0.5], [0, 0, 1.0]]) @ grid_homography
+    # the photo's cell side, to shrink the photo first when cells are larger than CELL_PX
+    ends = _apply(np.linalg.inv(grid_homography),
+                  np.array([[0, 0], [cols, 0], [0, rows]], float))
+    cell = min(np.linalg.norm(ends[1] - ends[0]) / cols, np.linalg.norm(ends[2] - ends[0]) / rows)
+    return _warp(image_bgr, to_out, (cols * p + 2 * m, rows * p + 2 * m), cell / p)
+
+
+def cell_crops(padded: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """(rows*cols, CROP_PX, CROP_PX, 3) uint8, row-major: each cell with its rim."""
+    win = np.lib.stride_tricks.sliding_window_view(padded, (CROP_PX, CROP_PX), axis=(0, 1))
+    win = win[::CELL_PX, ::CELL_PX][:rows, :cols]          # (rows, cols, 3, CROP, CROP)
+    return np.ascontiguousarray(win.transpose(0, 1, 3, 4, 2)).reshape(
+        rows * cols, CROP_PX, CROP_PX, 3)
+
+
+def board_norm(padded: np.ndarray) -> np.ndarray:
+    """(2, 3) the board's median colour (mostly plain squares) and its spread (5th to 95th
+    percentile, per channel): what :func:`normalised` takes out."""
+    inner = padded[MARGIN_PX:-MARGIN_PX, MARGIN_PX:-MARGIN_PX].reshape(-1, 3)[::7]
+    lo, med, hi = np.percentile(inner, [5, 50, 95], axis=0)
+    return np.stack([med, np.maximum(hi - lo, 24.0)]).astype(np.float32)
+
+
+def normalised(crops: np.ndarray, norm: np.ndarray) -> np.ndarray:
+    """uint8 crops (N, H, W, 3) -> float32 net input, centred on the board's median;
+    ``norm`` is one board's (2, 3) or each crop's (N, 2, 3)."""
+    norm = norm if norm.ndim == 2 else norm[:, None, None]
+    return (crops.astype(np.float32) - norm[..., 0, :]) / norm[..., 1, :]
+
+
+# -- the net (numpy forward) ------------------------------------------------------------------
+
+def _conv(x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: int) -> np.ndarray:
+    """NHWC convolution, 'same' padding, by one matrix product. w: (k*k*C, O)."""
+    k = int(round(np.sqrt(w.shape[0] // x.shape[3])))
+    pad = k // 2
+    x = np.pad(x, ((0, 0), (pad, pad), (pad, pad), (0, 0)))
+    win = np.lib.stride_tricks.sliding_window_view(x, (k, k), axis=(1, 2))[:, ::stride, ::stride]
+    n, ho, wo = win.shape[:3]
+    cols = win.transpose(0, 1, 2, 4, 5, 3).reshape(n * ho * wo, -1)   # (ky, kx, C) order
+    return np.maximum(cols @ w + b, 0).reshape(n, ho, wo, -1)
+
+
+class CellNet:
+    """The trained net of one game: ``probabilities(x)`` for normalised crops."""
+
+    STRIDES = (2, 2, 2)
+
+    def __init__(self, weights: dict[str, np.ndarray], classes: tuple):
+        self.w = {k: np.asarray(v, np.float32) for k, v in weights.items()}
+        self.classes = classes
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        """(N, CROP, CROP, 3) float32 -> (N, classes) probabilities."""
+        for i, s in enumerate(self.STRIDES):
+            x = _conv(x, self.w[f"conv{i}.w"], self.w[f"conv{i}.b"], s)
+        x = x.reshape(len(x), -1)
+        x = np.maximum(x @ self.w["fc0.w"] + self.w["fc0.b"], 0)
+        z = x @ self.w["fc1.w"] + self.w["fc1.b"]
+        z -= z.max(1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(1, keepdims=True)
+
+    def save(self, path: Path) -> None:
+        np.savez_compressed(path, **self.w)
+
+
+@lru_cache(maxsize=None)
+def load(game: str) -> CellNet | None:
+    """The shipped net of ``game``, or None when there is none."""
+    path = MODELS / f"cellnet-{game}.npz"
+    if not path.exists():
+        return None
+    with np.load(path) as f:
+        return CellNet(dict(f), CLASSES[game])
+
+
+def read_probabilities(image_bgr: np.ndarray, grid_homography: np.ndarray, game: str,
+                       rows: int, cols: int) -> np.ndarray | None:
+    """(rows, cols, classes) the net's probabilities for every cell, or None without a net."""
+    net = load(game)
+    if net is None:
+        return None
+    padded = padded_grid(image_bgr, grid_homography, rows, cols)
+    x = normalised(cell_crops(padded, rows, cols), board_norm(padded))
+    return net.probabilities(x).reshape(rows, cols, -1)
+
+
+def fuse(cells: list[list], confidence: np.ndarray, occluded: np.ndarray,
+         probs: np.ndarray, classes: tuple, sure: float, doubt: float) -> None:
+    """Weigh the glyph reading (``cells``, ``confidence``, changed in place) with the net's
+    ``probs``: where they differ, the net's answer is taken when it is at least ``sure`` or
+    the glyph reading's confidence is below ``doubt``; hidden cells are left alone. An
+    agreement is as sure as the surer of the two; a kept reading the net disputes no surer
+    than the net leaves room for.
+
+    >>> cells, conf = [[None, "5"]], np.array([[1.0, 0.5]])
+    >>> probs = np.array([[[0.02, 0.0, 0.98], [0.1, 0.9, 0.0]]])
+    >>> fuse(cells, conf, np.zeros((1, 2), bool), probs, (None, "4", "?"), 0.97, 0.6)
+    >>> cells, conf.round(2).tolist()
+    ([['?', '4']], [[0.98, 0.9]])
+    """
+    best = probs.argmax(-1)
+    p_best = np.take_along_axis(probs, best[..., None], -1)[..., 0]
+    for r, c in zip(*np.nonzero(~occluded)):
+        mine = cells[r][c]
+        theirs = classes[best[r, c]]
+        if theirs == mine:
+            confidence[r, c] = max(confidence[r, c], p_best[r, c])
+        elif p_best[r, c] >= sure or confidence[r, c] < doubt:
+            cells[r][c] = theirs
+            confidence[r, c] = p_best[r, c]
+        else:
+            confidence[r, c] = min(confidence[r, c], 1 - p_best[r, c])
+
+
+# -- training data ---------------------------------------------------------------------------
+
+def _jittered(grid_corners: np.ndarray, rows: int, cols: int, rng, sd: float) -> np.ndarray:
+    """image px -> grid units, from the true grid corners each moved by ~sd of a cell."""
+    src = np.float32(grid_corners)
+    cell = np.linalg.norm(src[1] - src[0]) / cols
+    src = src + rng.normal(0, sd * cell, src.shape).clip(-3 * sd * cell, 3 * sd * cell)
+    dst = np.float32([[0, 0], [cols, 0], [cols, rows], [0, rows]])
+    return cv2.getPerspectiveTransform(np.float32(src), dst).astype(float)
+
+
+def make_data(game: str, n_photos: int, seed: int = TRAIN_SEED, empty_keep: float = 0.25,
+              jitters: int = 2, fonts: str = "train", hand: bool = False, progress=True):
+    """Labelled crops of rendered photos of both tiers: (uint8 crops, norms, labels,
+    photo index). All tiles are kept, ``empty_keep`` of the empty cells (all of them on
+    special squares, whose print must never pass for a tile)."""
+    from samples.render import photo_seed, sample_photo
+    from tqdm import tqdm
+
+    from .tiles import square_kinds_of
+    index = {v: i for i, v in enumerate(CLASSES[game])}
+    rng = np.random.default_rng(seed)
+    crops, norms, labels, photos = [], [], [], []
+    for i in tqdm(range(n_photos), desc=f"cellnet data {game}", disable=not progress,
+                  file=sys.stderr):
+        tier = 1 + i % 2
+        res = (4032, 3024) if i % 10 == 9 else (1280, 720) if i % 10 == 7 else (1920, 1080)
+        image, truth, _ = sample_photo(game, tier, photo_seed(seed + tier, i), hand=hand,
+                                       fonts=fonts, resolution=res)
+        rows, cols = truth["rows"], truth["cols"]
+        hidden = {tuple(c) for c in truth.get("occluded", [])}
+        special = square_kinds_of(game, rows, cols) != "plain"
+        lab = np.array([[index[v] for v in row]
+                        for row in truth["cells"]]).ravel()
+        for j in range(jitters):
+            h = _jittered(truth["grid_corners"], rows, cols, rng, 0.03 if j else 0.015)
+            padded = padded_grid(image, h, rows, cols)
+            c = cell_crops(padded, rows, cols)
+            keep = (lab != 0) | special.ravel() | (rng.random(lab.size) < empty_keep)
+            keep &= np.array([(r, q) not in hidden for r in range(rows) for q in range(cols)])
+            crops.append(c[keep])
+            norms.append(np.repeat(board_norm(padded)[None], keep.sum(), 0))
+            labels.append(lab[keep])
+            photos.append(np.full(keep.sum(), i))
+    return (np.concatenate(crops), np.concatenate(norms), np.concatenate(labels),
+            np.concatenate(photos))
+
+
+# -- training (PyTorch) ----------------------------------------------------------------------
+
+def _torch_net(n_classes: int):
+    import torch.nn as nn
+    layers, c = [], 3
+    for i, (o, k) in enumerate(((16, 5), (32, 3), (64, 3))):
+        layers += [nn.Conv2d(c, o, k, stride=2, padding=k // 2), nn.BatchNorm2d(o), nn.ReLU()]
+        c = o
+    side = CROP_PX // 8
+    layers += [nn.Flatten(), nn.Linear(64 * side * side, 128), nn.ReLU(), nn.Dropout(0.2),
+               nn.Linear(128, n_classes)]
+    return nn.Sequential(*layers)
+
+
+def _exported(model, classes: tuple) -> CellNet:
+    """The torch net's weights with each BatchNorm folded into its convolution, laid out
+    for :func:`_conv` (NHWC, (ky, kx, C) rows)."""
+    import torch.nn as nn
+    w = {}
+    mods = list(model)
+    convs = [i for i, m in enumerate(mods) if isinstance(m, nn.Conv2d)]
+    for j, i in enumerate(convs):
+        conv, bn = mods[i], mods[i + 1]
+        scale = (bn.weight / (bn.running_var + bn.eps).sqrt()).detach().numpy()
+        k = conv.weight.detach().numpy() * scale[:, None, None, None]      # (O, C, ky, kx)
+        b = (conv.bias.detach().numpy() - bn.running_mean.numpy()) * scale + bn.bias.detach().numpy()
+        w[f"conv{j}.w"] = k.transpose(2, 3, 1, 0).reshape(-1, k.shape[0])
+        w[f"conv{j}.b"] = b
+    lins = [m for m in mods if isinstance(m, nn.Linear)]
+    side = CROP_PX // 8
+    # torch flattens (C, H, W); the numpy forward flattens (H, W, C)
+    w0 = lins[0].weight.detach().numpy().reshape(-1, 64, side, side).transpose(0, 2, 3, 1)
+    w["fc0.w"] = w0.reshape(w0.shape[0], -1).T
+    w["fc0.b"] = lins[0].bias.detach().numpy()
+    w["fc1.w"] = lins[1].weight.detach().numpy().T
+    w["fc1.b"] = lins[1].bias.detach().numpy()
+    return CellNet(w, classes)
+
+
+def train(game: str, data: Path, epochs: int = 12, seed: int = 0, log=print) -> CellNet:
+    """Fit the net of ``game`` on the crops of :func:`make_data` saved at ``data``."""
+    import torch
+    torch.manual_seed(seed)
+    torch.set_num_threads(2)
+    with np.load(data) as f:
+        crops, norms, labels = f["crops"], f["norms"], f["labels"]
+    classes = CLASSES[game]
+    y = torch.from_numpy(labels.astype(np.int64))
+    n = len(y)
+
+    def batch(idx):
+        idx = np.sort(idx.numpy())
+        xb = normalised(crops[idx], norms[idx]).transpose(0, 3, 1, 2)
+        return torch.from_numpy(np.ascontiguousarray(xb)), y[idx]
+    model = _torch_net(len(classes))
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    steps = epochs * ((n + 255) // 256)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    gen = torch.Generator().manual_seed(seed)
+    t0 = time.time()
+    for epoch in range(epochs):
+        model.train()
+        order = torch.randperm(n, generator=gen)
+        total, right = 0.0, 0
+        for s in range(0, n, 256):
+            xb, yb = batch(order[s:s + 256])
+            # light the crops afresh: brightness, contrast, a colour cast, noise
+            g = 1 + 0.15 * torch.randn(len(xb), 1, 1, 1, generator=gen)
+            cast = 0.08 * torch.randn(len(xb), 3, 1, 1, generator=gen)
+            xb = xb * g + cast + 0.03 * torch.randn(xb.shape, generator=gen)
+            out = model(xb)
+            loss = torch.nn.functional.cross_entropy(out, yb, label_smoothing=0.02)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(yb)
+            right += (out.argmax(1) == yb).sum().item()
+            if s // 256 % 500 == 0:
+                log(f"  batch {s // 256}: loss {loss.item():.4f}, {time.time() - t0:.0f} s")
+        log(f"epoch {epoch + 1}/{epochs}: loss {total / n:.4f}, "
+            f"train accuracy {100 * right / n:.3f} %, {time.time() - t0:.0f} s")
+    model.eval()
+    return _exported(model, classes)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.cellnet", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", metavar="GAME", help="render the training crops of GAME")
+    parser.add_argument("--train", metavar="GAME", help="fit GAME's net on its crops")
+    parser.add_argument("--photos", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=TRAIN_SEED)
+    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--store", type=Path, default=Path("/tmp/cellnet"),
+                        help="where the crops are kept between --data and --train")
+    args = parser.parse_args(argv)
+    args.store.mkdir(parents=True, exist_ok=True)
+    if args.data:
+        crops, norms, labels, photos = make_data(args.data, args.photos, args.seed)
+        np.savez(args.store / f"{args.data}.npz", crops=crops, norms=norms, labels=labels,
+                 photos=photos)
+        print(f"{len(labels)} crops, {np.count_nonzero(labels)} tiles")
+    if args.train:
+        net = train(args.train, args.store / f"{args.train}.npz", epochs=args.epochs)
+        net.save(MODELS / f"cellnet-{args.train}.npz")
+        print(f"saved {MODELS / f'cellnet-{args.train}.npz'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
