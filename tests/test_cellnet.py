@@ -53,8 +53,43 @@ def test_the_shipped_nets_have_the_layout_the_forward_expects():
     for game, classes in cellnet.CLASSES.items():
         net = cellnet.load(game)
         assert net is not None, f"vision/models/cellnet-{game}.npz is missing"
-        x = np.zeros((2, cellnet.CROP_PX, cellnet.CROP_PX, 3), np.float32)
-        probs = net.probabilities(x)
+        crops = np.full((2, cellnet.CROP_PX, cellnet.CROP_PX, 3), 180, np.uint8)
+        probs = net.probabilities(crops, np.float32([[180, 170, 160], [60, 60, 60]]))
         assert probs.shape == (2, len(classes))
         np.testing.assert_allclose(probs.sum(1), 1, rtol=1e-5)
-        assert probs[0].argmax() == 0        # a board's median colour all over: empty
+        assert probs[0].argmax() == 0        # the board's median colour all over: empty
+
+
+@pytest.mark.parametrize("seed, cell, value", [
+    (338, (9, 4), "?"),    # a blank joker the colour of its square: its edge shows
+    (337, (12, 7), "+"),   # a pale + the glyph reader took for a blank
+])
+def test_the_net_reads_what_the_glyph_reader_alone_gets_wrong(seed, cell, value):
+    """Seeded tier-2 Calculissimo renders in held-out fonts: the glyph reader alone has one
+    cell wrong; weighed with the net, every cell is right."""
+    from dataclasses import replace
+
+    from samples.render import sample_photo
+    from vision import tiles
+    from vision.reader import read_board
+    img, truth, _ = sample_photo("calculissimo", 2, seed, fonts="held_out", hand=False)
+    assert truth["cells"][cell[0]][cell[1]] == value
+    glyphs_only = read_board(img, "calculissimo",
+                             config=replace(tiles.TilesConfig(), use_cellnet=False))
+    assert glyphs_only.cells[cell[0]][cell[1]] != value
+    both = read_board(img, "calculissimo")
+    assert both.cells == truth["cells"]
+    assert both.confidence[cell] >= 0.6
+
+
+def test_training_crops_carry_their_cells_labels():
+    """One render, every cell kept: the labels are the truth's cells, row by row."""
+    from samples.render import photo_seed, sample_photo
+    crops, norms, labels, photos = cellnet.make_data("calculissimo", 1, seed=5, empty_keep=1.0,
+                                                     jitters=1, progress=False)
+    _, truth, _ = sample_photo("calculissimo", 1, photo_seed(5 + 1, 0), hand=False,
+                               fonts="train", resolution=(1920, 1080))
+    classes = cellnet.CLASSES["calculissimo"]
+    assert [classes[k] for k in labels] == [v for row in truth["cells"] for v in row]
+    assert crops.shape == (len(labels), cellnet.CROP_PX, cellnet.CROP_PX, 3)
+    assert norms.shape == (len(labels), 2, 3) and (photos == 0).all()

@@ -104,30 +104,49 @@ def normalised(crops: np.ndarray, norm: np.ndarray) -> np.ndarray:
 
 # -- the net (numpy forward) ------------------------------------------------------------------
 
-def _conv(x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: int) -> np.ndarray:
-    """NHWC convolution, 'same' padding, by one matrix product. w: (k*k*C, O)."""
-    k = int(round(np.sqrt(w.shape[0] // x.shape[3])))
+CONVS = ((16, 3), (24, 3), (48, 3))   # (channels, kernel) of each convolution, stride 2
+HIDDEN = 128                          # the dense layer between them and the classes
+
+
+def _conv(x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: int,
+          pad_value: np.ndarray | float = 0.0) -> np.ndarray:
+    """NHWC convolution, 'same' padding (with ``pad_value``), then ReLU, by one matrix
+    product. w: (k*k*C, O), rows in (ky, kx, C) order."""
+    n, h, wd, c = x.shape
+    k = int(round(np.sqrt(w.shape[0] // c)))
     pad = k // 2
-    x = np.pad(x, ((0, 0), (pad, pad), (pad, pad), (0, 0)))
-    win = np.lib.stride_tricks.sliding_window_view(x, (k, k), axis=(1, 2))[:, ::stride, ::stride]
-    n, ho, wo = win.shape[:3]
-    cols = win.transpose(0, 1, 2, 4, 5, 3).reshape(n * ho * wo, -1)   # (ky, kx, C) order
-    return np.maximum(cols @ w + b, 0).reshape(n, ho, wo, -1)
+    xp = np.empty((n, h + 2 * pad, wd + 2 * pad, c), np.float32)
+    xp[...] = pad_value
+    xp[:, pad:pad + h, pad:pad + wd] = x
+    ho, wo = (h + stride - 1) // stride, (wd + stride - 1) // stride
+    sn, sh, sw, sc = xp.strides
+    # each window row (kx, C) is contiguous in memory: copy runs of k*C, not of C
+    win = np.lib.stride_tricks.as_strided(xp, (n, ho, wo, k, k * c),
+                                          (sn, stride * sh, stride * sw, sh, sc))
+    out = win.reshape(n * ho * wo, k * k * c) @ w
+    out += b
+    return np.maximum(out, 0, out=out).reshape(n, ho, wo, -1)
 
 
 class CellNet:
-    """The trained net of one game: ``probabilities(x)`` for normalised crops."""
-
-    STRIDES = (2, 2, 2)
+    """The trained net of one game: ``probabilities(crops, norm)``."""
 
     def __init__(self, weights: dict[str, np.ndarray], classes: tuple):
         self.w = {k: np.asarray(v, np.float32) for k, v in weights.items()}
         self.classes = classes
 
-    def probabilities(self, x: np.ndarray) -> np.ndarray:
-        """(N, CROP, CROP, 3) float32 -> (N, classes) probabilities."""
-        for i, s in enumerate(self.STRIDES):
-            x = _conv(x, self.w[f"conv{i}.w"], self.w[f"conv{i}.b"], s)
+    def probabilities(self, crops: np.ndarray, norm: np.ndarray) -> np.ndarray:
+        """(N, CROP, CROP, 3) uint8 crops of one board and its :func:`board_norm` ->
+        (N, classes) probabilities. The normalisation is folded into the first layer
+        (padding with the board's median is padding the normalised crop with 0)."""
+        med, spread = norm
+        w0, b0 = self.w["conv0.w"], self.w["conv0.b"]
+        taps = w0.shape[0] // 3
+        w0 = w0 / np.tile(spread, taps)[:, None]
+        b0 = b0 - np.tile(med, taps) @ w0
+        x = _conv(crops.astype(np.float32), w0, b0, 2, med)
+        for i in range(1, len(CONVS)):
+            x = _conv(x, self.w[f"conv{i}.w"], self.w[f"conv{i}.b"], 2)
         x = x.reshape(len(x), -1)
         x = np.maximum(x @ self.w["fc0.w"] + self.w["fc0.b"], 0)
         z = x @ self.w["fc1.w"] + self.w["fc1.b"]
@@ -156,8 +175,8 @@ def read_probabilities(image_bgr: np.ndarray, grid_homography: np.ndarray, game:
     if net is None:
         return None
     padded = padded_grid(image_bgr, grid_homography, rows, cols)
-    x = normalised(cell_crops(padded, rows, cols), board_norm(padded))
-    return net.probabilities(x).reshape(rows, cols, -1)
+    probs = net.probabilities(cell_crops(padded, rows, cols), board_norm(padded))
+    return probs.reshape(rows, cols, -1)
 
 
 def fuse(cells: list[list], confidence: np.ndarray, occluded: np.ndarray,
@@ -241,12 +260,12 @@ def make_data(game: str, n_photos: int, seed: int = TRAIN_SEED, empty_keep: floa
 def _torch_net(n_classes: int):
     import torch.nn as nn
     layers, c = [], 3
-    for i, (o, k) in enumerate(((16, 5), (32, 3), (64, 3))):
+    for o, k in CONVS:
         layers += [nn.Conv2d(c, o, k, stride=2, padding=k // 2), nn.BatchNorm2d(o), nn.ReLU()]
         c = o
-    side = CROP_PX // 8
-    layers += [nn.Flatten(), nn.Linear(64 * side * side, 128), nn.ReLU(), nn.Dropout(0.2),
-               nn.Linear(128, n_classes)]
+    side = CROP_PX // 2 ** len(CONVS)
+    layers += [nn.Flatten(), nn.Linear(c * side * side, HIDDEN), nn.ReLU(), nn.Dropout(0.2),
+               nn.Linear(HIDDEN, n_classes)]
     return nn.Sequential(*layers)
 
 
@@ -265,9 +284,9 @@ def _exported(model, classes: tuple) -> CellNet:
         w[f"conv{j}.w"] = k.transpose(2, 3, 1, 0).reshape(-1, k.shape[0])
         w[f"conv{j}.b"] = b
     lins = [m for m in mods if isinstance(m, nn.Linear)]
-    side = CROP_PX // 8
+    side = CROP_PX // 2 ** len(CONVS)
     # torch flattens (C, H, W); the numpy forward flattens (H, W, C)
-    w0 = lins[0].weight.detach().numpy().reshape(-1, 64, side, side).transpose(0, 2, 3, 1)
+    w0 = lins[0].weight.detach().numpy().reshape(-1, CONVS[-1][0], side, side).transpose(0, 2, 3, 1)
     w["fc0.w"] = w0.reshape(w0.shape[0], -1).T
     w["fc0.b"] = lins[0].bias.detach().numpy()
     w["fc1.w"] = lins[1].weight.detach().numpy().T
@@ -275,13 +294,15 @@ def _exported(model, classes: tuple) -> CellNet:
     return CellNet(w, classes)
 
 
-def train(game: str, data: Path, epochs: int = 12, seed: int = 0, log=print) -> CellNet:
-    """Fit the net of ``game`` on the crops of :func:`make_data` saved at ``data``."""
+def train(game: str, data: list[Path], epochs: int = 8, seed: int = 0, threads: int = 2,
+          log=print) -> CellNet:
+    """Fit the net of ``game`` on the crops of :func:`make_data` saved in ``data``."""
     import torch
     torch.manual_seed(seed)
-    torch.set_num_threads(2)
-    with np.load(data) as f:
-        crops, norms, labels = f["crops"], f["norms"], f["labels"]
+    torch.set_num_threads(threads)
+    parts = [np.load(path) for path in data]
+    crops, norms, labels = (np.concatenate([f[k] for f in parts])
+                            for k in ("crops", "norms", "labels"))
     classes = CLASSES[game]
     y = torch.from_numpy(labels.astype(np.int64))
     n = len(y)
@@ -329,18 +350,21 @@ def main(argv=None) -> int:
     parser.add_argument("--train", metavar="GAME", help="fit GAME's net on its crops")
     parser.add_argument("--photos", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=TRAIN_SEED)
-    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--store", type=Path, default=Path("/tmp/cellnet"),
-                        help="where the crops are kept between --data and --train")
+                        help="where the crops are kept between --data and --train (all "
+                             "GAME-*.npz there are trained on)")
     args = parser.parse_args(argv)
     args.store.mkdir(parents=True, exist_ok=True)
     if args.data:
         crops, norms, labels, photos = make_data(args.data, args.photos, args.seed)
-        np.savez(args.store / f"{args.data}.npz", crops=crops, norms=norms, labels=labels,
-                 photos=photos)
+        np.savez(args.store / f"{args.data}-{args.seed}.npz", crops=crops, norms=norms,
+                 labels=labels, photos=photos)
         print(f"{len(labels)} crops, {np.count_nonzero(labels)} tiles")
     if args.train:
-        net = train(args.train, args.store / f"{args.train}.npz", epochs=args.epochs)
+        net = train(args.train, sorted(args.store.glob(f"{args.train}*.npz")),
+                    epochs=args.epochs, threads=args.threads)
         net.save(MODELS / f"cellnet-{args.train}.npz")
         print(f"saved {MODELS / f'cellnet-{args.train}.npz'}")
     return 0

@@ -107,20 +107,25 @@ def read_board(image_bgr: np.ndarray, game: str, *, profile: Any = None,
         turned_unsure = np.diff(np.sort(scores)[-2:])[0] < tiles_cfg.upright_margin
         stage_ms["orient"] = (time.perf_counter() - t2) * 1000
     read = tiles.read_grid(grid, game, **kw, stats=stats)
+    if tiles_cfg.use_cellnet:   # before Tesseract: what the net settles it need not
+        t4 = time.perf_counter()
+        probs = cellnet.read_probabilities(image_bgr, location.grid_homography, game,
+                                           g.rows, g.cols)
+        # a calibrated set's font was learned by the glyph reader, never seen by the net:
+        # there the net only settles what the glyph reader is unsure of
+        own_font = getattr(kw["profile"], "glyphs", None) is not None
+        sure = np.inf if own_font else tiles_cfg.cellnet_sure
+        if probs is not None:
+            cellnet.fuse(read.cells, read.confidence, read.occluded, probs,
+                         cellnet.CLASSES[game], sure, tiles_cfg.cellnet_doubt)
+        stage_ms["cells.net"] = (time.perf_counter() - t4) * 1000
     if tiles_cfg.use_tesseract:
         t4 = time.perf_counter()
         tiles.settle_unsure(grid, read, game, tiles_cfg)
         stage_ms["cells.tesseract"] = (time.perf_counter() - t4) * 1000
-    if tiles_cfg.use_cellnet:
-        t4 = time.perf_counter()
-        probs = cellnet.read_probabilities(image_bgr, location.grid_homography, game,
-                                           g.rows, g.cols)
-        if probs is not None:
-            cellnet.fuse(read.cells, read.confidence, read.occluded, probs,
-                         cellnet.CLASSES[game], tiles_cfg.cellnet_sure, tiles_cfg.cellnet_doubt)
-        stage_ms["cells.net"] = (time.perf_counter() - t4) * 1000
     if turned_unsure:   # a doubt about the board, not about any glyph: after Tesseract
-        read.confidence[read.is_tile] *= tiles_cfg.conf_turn_unsure
+        read.confidence[[[v is not None for v in row] for row in read.cells]] *= \
+            tiles_cfg.conf_turn_unsure
     t5 = time.perf_counter()
     stage_ms["cells"] = (t5 - t2) * 1000
     occluded = [(int(r), int(c)) for r, c in np.argwhere(read.occluded)]
