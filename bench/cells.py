@@ -6,8 +6,9 @@
 For development (``bench.vision`` is the score): renders photos from DEVELOPMENT seeds
 (``DEV_SEED``, never the benchmark's), tier-2 sets with held-out fonts, and reads each
 twice — once through :func:`vision.reader.read_board` (the real path) and once with the
-cell reader alone on the grid rectified from the TRUE grid corners ("oracle grid"), so a
-board-finding failure and a cell-reading failure are told apart. Prints one table row per
+same cell reader (:func:`vision.reader.read_located`, the cell net included) on the board
+located by the TRUE grid corners ("oracle grid"), so a board-finding failure and a
+cell-reading failure are told apart. Prints one table row per
 game and tier: photos whose board was found within a quarter of a cell, photos all
 right with the oracle grid and end to end, the wrong cells by kind (a tile missed, an
 empty cell read as a tile, a tile misread, a clean cell flagged as hidden) and the photos
@@ -32,20 +33,24 @@ from samples.render import photo_seed, sample_photo
 from vision import board as vboard
 from vision import tiles
 from vision.board import BoardLocation, BoardNotFound
-from vision.reader import PX_PER_CELL, read_board
+from vision.reader import PX_PER_CELL, read_board, read_located
 
 DEV_SEED = 555_000
 GAMES = ("mixmath", "calculissimo")
 
 
-def oracle_grid(image: np.ndarray, truth: dict) -> np.ndarray:
-    """The playing grid rectified from the truth's grid corners."""
+def oracle_location(truth: dict) -> BoardLocation:
+    """The board located by the truth's grid corners."""
     rows, cols = truth["rows"], truth["cols"]
     src = np.array(truth["grid_corners"], np.float32)
     dst = np.float32([[0, 0], [cols, 0], [cols, rows], [0, rows]])
-    loc = BoardLocation.from_grid_homography(truth["game"],
-                                             cv2.getPerspectiveTransform(src, dst))
-    return vboard.rectify_grid(image, loc, PX_PER_CELL)
+    return BoardLocation.from_grid_homography(truth["game"],
+                                              cv2.getPerspectiveTransform(src, dst))
+
+
+def oracle_grid(image: np.ndarray, truth: dict) -> np.ndarray:
+    """The playing grid rectified from the truth's grid corners."""
+    return vboard.rectify_grid(image, oracle_location(truth), PX_PER_CELL)
 
 
 def corner_error(corners: np.ndarray, truth: dict) -> float:
@@ -110,10 +115,10 @@ def run(args) -> list[dict]:
                 image, truth, _ = sample_photo(game, tier, seed, hand=args.hand,
                                                resolution=args.resolution,
                                                fonts="held_out")
-                grid = oracle_grid(image, truth)
-                o_cells, _, o_hidden = tiles.read_cells(grid, game, config=args.tiles_config,
-                                                        shape=(truth["rows"], truth["cols"]))
-                o_wrong = wrong_cells(truth, o_cells, o_hidden)
+                oracle = read_located(image, game, oracle_location(truth), profile=False,
+                                      config=args.tiles_config)
+                o_cells = oracle.cells
+                o_wrong = wrong_cells(truth, o_cells, oracle.occluded)
                 t0 = time.perf_counter()
                 try:
                     reading = read_board(image, game, config=args.tiles_config)
@@ -148,7 +153,7 @@ def run(args) -> list[dict]:
                     args.save.mkdir(parents=True, exist_ok=True)
                     stem = args.save / f"{game}{tier}-{i}"
                     cv2.imwrite(f"{stem}.jpg", image)
-                    cv2.imwrite(f"{stem}-grid.png", grid)
+                    cv2.imwrite(f"{stem}-grid.png", oracle_grid(image, truth))
             n = tally["photos"]
             rows.append({
                 "set": label, "photos": n,

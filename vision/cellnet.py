@@ -15,18 +15,21 @@ Input (:func:`cell_crops`): the board rectified from the photo at ``CELL_PX`` a 
 median (the plain squares) and scaled by the board's spread, so the light's colour and
 strength are taken out but the tile's own colour against its square is kept.
 
-Net (:class:`CellNet`, numpy forward; three 2-strided convolutions, 16-32-64 channels,
-then two dense layers): about a million multiply-adds a cell.
+Net (:class:`CellNet`, numpy forward; three 2-strided 3x3 convolutions of ``CONVS``
+channels, then a dense layer of ``HIDDEN`` and the classes): about 0.6 million
+multiply-adds a cell, ~10 ms a board on one core.
 
-Training (:func:`train`, needs PyTorch: ``pip install torch==2.13.0``, only for this):
-crops of rendered photos (:mod:`samples.render`, TRAIN fonts, no hand; seeds far from the
-development and benchmark ones), from a grid whose corners are jittered by a few hundredths
-of a cell as the board finder leaves them. The weights ship in
-``vision/models/cellnet-GAME.npz``; rebuild them with::
+Training (:func:`train`, needs PyTorch: ``pip install -e ".[train]"``, only for this):
+crops of rendered photos (:mod:`samples.render`, both tiers, TRAIN fonts, no hand; seeds far
+from the development and benchmark ones), from grids whose corners are jittered by a few
+hundredths of a cell as the board finder leaves them, lit afresh at every step. The
+weights ship in ``vision/models/cellnet-GAME.npz``; they were made with::
 
-    python -m vision.cellnet --data mixmath --photos 3000     # ~ 10 minutes a game
-    python -m vision.cellnet --train mixmath                  # ~ 10 minutes a game
-    python -m vision.cellnet --eval mixmath                   # dev seeds, held-out fonts
+    python -m vision.cellnet --data GAME --photos 2500                  # ~ 8 min a game
+    python -m vision.cellnet --data GAME --photos 2500 --seed 9600000   # as many again
+    python -m vision.cellnet --train GAME --threads 1                   # ~ 25 min a game
+
+(1.3 million crops a game; ``bench.cells`` and ``bench.vision`` measure the result.)
 
 >>> CLASSES["calculissimo"][:3], CLASSES["mixmath"][:3], len(CLASSES["mixmath"])
 ((None, '0', '1'), (None, 0, 1), 47)

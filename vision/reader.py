@@ -82,8 +82,23 @@ def read_board(image_bgr: np.ndarray, game: str, *, profile: Any = None,
     elif isinstance(profile, str) or profile is False:
         find_kw["profile"] = profile
     location = board.find_board(image_bgr, game, **find_kw)
+    stage_ms["find"] = (time.perf_counter() - t0) * 1000
+    return read_located(image_bgr, game, location, profile=profile, config=config,
+                        stage_ms=stage_ms, t0=t0)
+
+
+def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = None,
+                 config: Any = None, stage_ms: dict | None = None,
+                 t0: float | None = None) -> BoardReading:
+    """Read the cells of a board already found (``location``, a
+    :class:`vision.board.BoardLocation`): the rest of :func:`read_board` after ``find``
+    (``bench.cells`` reads with the true location this way). ``stage_ms`` and ``t0``
+    carry on the timing of a read that began earlier."""
+    from . import board
+
+    t0 = time.perf_counter() if t0 is None else t0
+    stage_ms = {} if stage_ms is None else stage_ms
     t1 = time.perf_counter()
-    stage_ms["find"] = (t1 - t0) * 1000
     grid = board.rectify_grid(image_bgr, location, PX_PER_CELL)
     t2 = time.perf_counter()
     stage_ms["rectify"] = (t2 - t1) * 1000
