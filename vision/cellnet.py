@@ -182,13 +182,13 @@ def read_probabilities(image_bgr: np.ndarray, grid_homography: np.ndarray, game:
     return probs.reshape(rows, cols, -1)
 
 
-def fuse(cells: list[list], confidence: np.ndarray, occluded: np.ndarray,
+def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
          probs: np.ndarray, classes: tuple, sure: float, doubt: float) -> None:
     """Weigh the glyph reading (``cells``, ``confidence``, changed in place) with the net's
     ``probs``: where they differ, the net's answer is taken when it is at least ``sure`` or
-    the glyph reading's confidence is below ``doubt``; hidden cells are left alone. An
-    agreement is as sure as the surer of the two; a kept reading the net disputes no surer
-    than the net leaves room for.
+    the glyph reading's confidence is below ``doubt``; the cells to ``leave`` (hidden ones)
+    are left alone. An agreement is as sure as the surer of the two; a kept reading the net
+    disputes no surer than the net leaves room for.
 
     >>> cells, conf = [[None, "5"]], np.array([[1.0, 0.5]])
     >>> probs = np.array([[[0.02, 0.0, 0.98], [0.1, 0.9, 0.0]]])
@@ -198,7 +198,7 @@ def fuse(cells: list[list], confidence: np.ndarray, occluded: np.ndarray,
     """
     best = probs.argmax(-1)
     p_best = np.take_along_axis(probs, best[..., None], -1)[..., 0]
-    for r, c in zip(*np.nonzero(~occluded)):
+    for r, c in zip(*np.nonzero(~leave)):
         mine = cells[r][c]
         theirs = classes[best[r, c]]
         if theirs == mine:

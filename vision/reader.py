@@ -122,21 +122,23 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
         turned_unsure = np.diff(np.sort(scores)[-2:])[0] < tiles_cfg.upright_margin
         stage_ms["orient"] = (time.perf_counter() - t2) * 1000
     read = tiles.read_grid(grid, game, **kw, stats=stats)
+    glyphs_unsure = read.confidence < tiles_cfg.unsure_below
     if tiles_cfg.use_cellnet:   # before Tesseract: what the net settles it need not
         t4 = time.perf_counter()
         probs = cellnet.read_probabilities(image_bgr, location.grid_homography, game,
                                            g.rows, g.cols)
-        # a calibrated set's font was learned by the glyph reader, never seen by the net:
-        # there the net only settles what the glyph reader is unsure of
-        own_font = getattr(kw["profile"], "glyphs", None) is not None
-        sure = np.inf if own_font else tiles_cfg.cellnet_sure
         if probs is not None:
-            cellnet.fuse(read.cells, read.confidence, read.occluded, probs,
-                         cellnet.CLASSES[game], sure, tiles_cfg.cellnet_doubt)
+            leave = read.occluded.copy()
+            # a calibrated set's font was learned by the glyph reader, never seen by the
+            # net: there the net only settles what the glyph reader is unsure of
+            if getattr(kw["profile"], "glyphs", None) is not None:
+                leave |= read.confidence >= tiles_cfg.cellnet_doubt
+            cellnet.fuse(read.cells, read.confidence, leave, probs, cellnet.CLASSES[game],
+                         tiles_cfg.cellnet_sure, tiles_cfg.cellnet_doubt)
         stage_ms["cells.net"] = (time.perf_counter() - t4) * 1000
-    if tiles_cfg.use_tesseract:
+    if tiles_cfg.use_tesseract:   # a tie-break for the glyph reader's doubts alone
         t4 = time.perf_counter()
-        tiles.settle_unsure(grid, read, game, tiles_cfg)
+        tiles.settle_unsure(grid, read, game, tiles_cfg, among=glyphs_unsure)
         stage_ms["cells.tesseract"] = (time.perf_counter() - t4) * 1000
     if turned_unsure:   # a doubt about the board, not about any glyph: after Tesseract
         read.confidence[[[v is not None for v in row] for row in read.cells]] *= \

@@ -1481,15 +1481,17 @@ two-digit values for two), by their number."""
 
 
 def settle_unsure(grid_bgr: np.ndarray, read: GridRead, game: str,
-                  config: TilesConfig | None = None) -> None:
+                  config: TilesConfig | None = None, among: np.ndarray | None = None) -> None:
     """Ask Tesseract — one batched call — about the numbers read with a confidence below
     ``unsure_below`` (not hidden ones; tokens only when read as a digit: Tesseract has no
-    x or ÷), and update ``read`` with what it says (:func:`_settle_with_tesseract`)."""
+    x or ÷; only ``among`` these cells when given), and update ``read`` with what it says
+    (:func:`_settle_with_tesseract`)."""
     cfg = config or TilesConfig()
     cells, conf = read.cells, read.confidence
     mixmath = game == "mixmath"
     unsure = [(cg, scores) for cg, scores in read.reads
               if 0 < conf[cg.cell] < cfg.unsure_below
+              and (among is None or among[cg.cell])
               and (mixmath or str(cells[cg.cell[0]][cg.cell[1]]).isdigit())]
     if unsure:
         _settle_with_tesseract(unsure, cells, conf, grid_bgr.shape[0] // len(cells), mixmath,
