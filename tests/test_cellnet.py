@@ -93,3 +93,20 @@ def test_training_crops_carry_their_cells_labels():
     assert [classes[k] for k in labels] == [v for row in truth["cells"] for v in row]
     assert crops.shape == (len(labels), cellnet.CROP_PX, cellnet.CROP_PX, 3)
     assert norms.shape == (len(labels), 2, 3) and (photos == 0).all()
+
+
+def test_no_more_jokers_than_the_set_has():
+    """A dim grey tier-2 board whose empty squares the net takes for jokers, six of them
+    surely (0.975-0.999): the set has four, and the four the glyph reader agrees on stay."""
+    from dataclasses import replace
+
+    from samples.render import sample_photo
+    from vision import tiles
+    from vision.reader import read_board
+    img, truth, _ = sample_photo("calculissimo", 2, 402355210, fonts="held_out", hand=False)
+    reading = read_board(img, "calculissimo")
+    assert reading.cells == truth["cells"]
+    assert sum(v == "?" for row in reading.cells for v in row) == 4
+    net_alone = replace(tiles.TilesConfig(), cellnet_sure=0.0)   # the net's every answer
+    assert sum(v == "?" for row in read_board(img, "calculissimo", config=net_alone).cells
+               for v in row) == 4

@@ -183,31 +183,48 @@ def read_probabilities(image_bgr: np.ndarray, grid_homography: np.ndarray, game:
 
 
 def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
-         probs: np.ndarray, classes: tuple, sure: float, doubt: float) -> None:
+         probs: np.ndarray, classes: tuple, sure: float, doubt: float,
+         blanks: int | None = None) -> None:
     """Weigh the glyph reading (``cells``, ``confidence``, changed in place) with the net's
     ``probs``: where they differ, the net's answer is taken when it is at least ``sure`` or
     the glyph reading's confidence is below ``doubt``; the cells to ``leave`` (hidden ones)
-    are left alone. An agreement is as sure as the surer of the two; a kept reading the net
-    disputes no surer than the net leaves room for.
+    and readings the net has no class for (a Mixmath blank) are left alone. An agreement is
+    as sure as the surer of the two; a kept reading the net disputes no surer than the net
+    leaves room for. The set has ``blanks`` jokers at most: past that, the jokers the net
+    put down least surely go back to the glyph reading.
 
-    >>> cells, conf = [[None, "5"]], np.array([[1.0, 0.5]])
-    >>> probs = np.array([[[0.02, 0.0, 0.98], [0.1, 0.9, 0.0]]])
-    >>> fuse(cells, conf, np.zeros((1, 2), bool), probs, (None, "4", "?"), 0.97, 0.6)
+    >>> cells, conf = [[None, "5", None, "7"]], np.array([[1.0, 0.5, 1.0, 0.8]])
+    >>> probs = np.array([[[0.02, 0, 0, 0.98], [0.1, 0.9, 0, 0], [0.01, 0, 0, 0.99],
+    ...                    [0.99, 0, 0, 0.01]]])
+    >>> fuse(cells, conf, np.zeros((1, 4), bool), probs, (None, "4", "5", "?"), 0.97, 0.6,
+    ...      blanks=1)
     >>> cells, conf.round(2).tolist()
-    ([['?', '4']], [[0.98, 0.9]])
+    ([[None, '4', '?', '7']], [[1.0, 0.9, 0.99, 0.8]])
     """
     best = probs.argmax(-1)
     p_best = np.take_along_axis(probs, best[..., None], -1)[..., 0]
+    known = set(classes)
+    put = []                                      # (p, cell, glyph reading) of the net's
     for r, c in zip(*np.nonzero(~leave)):
         mine = cells[r][c]
         theirs = classes[best[r, c]]
+        if mine not in known:
+            continue
         if theirs == mine:
             confidence[r, c] = max(confidence[r, c], p_best[r, c])
         elif p_best[r, c] >= sure or confidence[r, c] < doubt:
+            put.append((p_best[r, c], (r, c), mine, confidence[r, c]))
             cells[r][c] = theirs
             confidence[r, c] = p_best[r, c]
         else:
             confidence[r, c] = min(confidence[r, c], 1 - p_best[r, c])
+    if blanks is not None:
+        extra = sum(v == "?" for row in cells for v in row) - blanks
+        for _, (r, c), mine, conf in sorted(p for p in put if cells[p[1][0]][p[1][1]] == "?"):
+            if extra <= 0:
+                break
+            cells[r][c], confidence[r, c] = mine, conf
+            extra -= 1
 
 
 # -- training data ---------------------------------------------------------------------------

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from calibration.layouts import blank_tiles
+
 from . import cellnet, tiles
 from .reading import BoardReading
 
@@ -134,7 +136,8 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
             if getattr(kw["profile"], "glyphs", None) is not None:
                 leave |= read.confidence >= tiles_cfg.cellnet_doubt
             cellnet.fuse(read.cells, read.confidence, leave, probs, cellnet.CLASSES[game],
-                         tiles_cfg.cellnet_sure, tiles_cfg.cellnet_doubt)
+                         tiles_cfg.cellnet_sure, tiles_cfg.cellnet_doubt,
+                         blanks=blank_tiles(game))
         stage_ms["cells.net"] = (time.perf_counter() - t4) * 1000
     if tiles_cfg.use_tesseract:   # a tie-break for the glyph reader's doubts alone
         t4 = time.perf_counter()
