@@ -4,7 +4,8 @@ Stages (their ms are in ``BoardReading.stage_ms``): ``find`` (locate the board a
 side is up, :func:`vision.board.find_board`), ``rectify`` (the playing grid top-down,
 :func:`vision.board.rectify_grid`) and ``cells`` (every cell read,
 :func:`vision.tiles.read_cells`; its own steps are ``cells.stats``, ``cells.segment``,
-``cells.classify`` and, only when some cell was unsure, ``cells.tesseract``).
+``cells.classify``, ``cells.net`` (the cell net, :mod:`vision.cellnet`, weighed with
+the glyph reading) and, only when some cell was unsure, ``cells.tesseract``).
 
     reading = read_board(cv2.imread("photo.jpg"), "mixmath")
     print(reading.dumps())
@@ -144,8 +145,8 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
         tiles.settle_unsure(grid, read, game, tiles_cfg, among=glyphs_unsure)
         stage_ms["cells.tesseract"] = (time.perf_counter() - t4) * 1000
     if turned_unsure:   # a doubt about the board, not about any glyph: after Tesseract
-        read.confidence[[[v is not None for v in row] for row in read.cells]] *= \
-            tiles_cfg.conf_turn_unsure
+        holds = np.array([[v is not None for v in row] for row in read.cells])
+        read.confidence[holds] *= tiles_cfg.conf_turn_unsure
     t5 = time.perf_counter()
     stage_ms["cells"] = (t5 - t2) * 1000
     occluded = [(int(r), int(c)) for r, c in np.argwhere(read.occluded)]
