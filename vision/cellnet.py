@@ -69,17 +69,14 @@ numbers, Calculissimo's as text, its joker "?")."""
 
 # -- input -----------------------------------------------------------------------------------
 
-def padded_grid(image_bgr: np.ndarray, grid_homography: np.ndarray, rows: int, cols: int
-                ) -> np.ndarray:
-    """The grid top-down at CELL_PX a cell with a MARGIN_PX rim all round."""
-    from .board import _apply, _warp
-    p, m = CELL_PX, MARGIN_PX
-    to_out = np.array([[p, 0, m - 0.5], [0, p, m - 0.5], [0, 0, 1.0]]) @ grid_homography
-    # the photo's cell side, to shrink the photo first when cells are larger than CELL_PX
-    ends = _apply(np.linalg.inv(grid_homography),
-                  np.array([[0, 0], [cols, 0], [0, rows]], float))
-    cell = min(np.linalg.norm(ends[1] - ends[0]) / cols, np.linalg.norm(ends[2] - ends[0]) / rows)
-    return _warp(image_bgr, to_out, (cols * p + 2 * m, rows * p + 2 * m), cell / p)
+def padded_grid(image_bgr: np.ndarray, location) -> np.ndarray:
+    """The grid of a :class:`vision.board.BoardLocation` top-down at CELL_PX a cell with a
+    MARGIN_PX rim all round (as :func:`vision.board.rectify_grid`, with the rim)."""
+    from .board import _warp
+    g, p, m = location.geometry, CELL_PX, MARGIN_PX
+    to_out = np.array([[p, 0, m - 0.5], [0, p, m - 0.5], [0, 0, 1.0]]) @ location.grid_homography
+    return _warp(image_bgr, to_out, (g.cols * p + 2 * m, g.rows * p + 2 * m),
+                 location.cell_px() / p)
 
 
 def cell_crops(padded: np.ndarray, rows: int, cols: int) -> np.ndarray:
@@ -171,15 +168,16 @@ def load(game: str) -> CellNet | None:
         return CellNet(dict(f), CLASSES[game])
 
 
-def read_probabilities(image_bgr: np.ndarray, grid_homography: np.ndarray, game: str,
-                       rows: int, cols: int) -> np.ndarray | None:
-    """(rows, cols, classes) the net's probabilities for every cell, or None without a net."""
-    net = load(game)
+def read_probabilities(image_bgr: np.ndarray, location) -> np.ndarray | None:
+    """(rows, cols, classes) the net's probabilities for every cell of the board at
+    ``location``, or None when its game has no net."""
+    net = load(location.game)
     if net is None:
         return None
-    padded = padded_grid(image_bgr, grid_homography, rows, cols)
-    probs = net.probabilities(cell_crops(padded, rows, cols), board_norm(padded))
-    return probs.reshape(rows, cols, -1)
+    g = location.geometry
+    padded = padded_grid(image_bgr, location)
+    probs = net.probabilities(cell_crops(padded, g.rows, g.cols), board_norm(padded))
+    return probs.reshape(g.rows, g.cols, -1)
 
 
 def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
@@ -204,7 +202,7 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     best = probs.argmax(-1)
     p_best = np.take_along_axis(probs, best[..., None], -1)[..., 0]
     known = set(classes)
-    put = []                                      # (p, cell, glyph reading) of the net's
+    put = []          # the net's answers taken: (its p, cell, the glyph reading, its confidence)
     for r, c in zip(*np.nonzero(~leave)):
         mine = cells[r][c]
         theirs = classes[best[r, c]]
@@ -246,6 +244,7 @@ def make_data(game: str, n_photos: int, seed: int = TRAIN_SEED, empty_keep: floa
     from samples.render import photo_seed, sample_photo
     from tqdm import tqdm
 
+    from .board import BoardLocation
     from .tiles import square_kinds_of
     index = {v: i for i, v in enumerate(CLASSES[game])}
     rng = np.random.default_rng(seed)
@@ -257,16 +256,18 @@ def make_data(game: str, n_photos: int, seed: int = TRAIN_SEED, empty_keep: floa
         image, truth, _ = sample_photo(game, tier, photo_seed(seed + tier, i), hand=hand,
                                        fonts=fonts, resolution=res)
         rows, cols = truth["rows"], truth["cols"]
-        hidden = {tuple(c) for c in truth.get("occluded", [])}
+        shown = np.ones((rows, cols), bool)
+        for r, c in truth.get("occluded", []):
+            shown[r, c] = False
         special = square_kinds_of(game, rows, cols) != "plain"
         lab = np.array([[index[v] for v in row]
                         for row in truth["cells"]]).ravel()
         for j in range(jitters):
             h = _jittered(truth["grid_corners"], rows, cols, rng, 0.03 if j else 0.015)
-            padded = padded_grid(image, h, rows, cols)
+            padded = padded_grid(image, BoardLocation.from_grid_homography(game, h))
             c = cell_crops(padded, rows, cols)
             keep = (lab != 0) | special.ravel() | (rng.random(lab.size) < empty_keep)
-            keep &= np.array([(r, q) not in hidden for r in range(rows) for q in range(cols)])
+            keep &= shown.ravel()
             crops.append(c[keep])
             norms.append(np.repeat(board_norm(padded)[None], keep.sum(), 0))
             labels.append(lab[keep])

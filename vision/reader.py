@@ -18,8 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from calibration.layouts import blank_tiles
-
 from . import cellnet, tiles
 from .reading import BoardReading
 
@@ -128,8 +126,7 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     glyphs_unsure = read.confidence < tiles_cfg.unsure_below
     if tiles_cfg.use_cellnet:   # before Tesseract: what the net settles it need not
         t4 = time.perf_counter()
-        probs = cellnet.read_probabilities(image_bgr, location.grid_homography, game,
-                                           g.rows, g.cols)
+        probs = cellnet.read_probabilities(image_bgr, location)
         if probs is not None:
             leave = read.occluded.copy()
             # a calibrated set's font was learned by the glyph reader, never seen by the
@@ -138,7 +135,7 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
                 leave |= read.confidence >= tiles_cfg.cellnet_doubt
             cellnet.fuse(read.cells, read.confidence, leave, probs, cellnet.CLASSES[game],
                          tiles_cfg.cellnet_sure, tiles_cfg.cellnet_doubt,
-                         blanks=blank_tiles(game))
+                         blanks=tiles.blank_tiles_of(game))
         stage_ms["cells.net"] = (time.perf_counter() - t4) * 1000
     if tiles_cfg.use_tesseract:   # a tie-break for the glyph reader's doubts alone
         t4 = time.perf_counter()

@@ -1042,7 +1042,7 @@ def _layout_chars(game: str, rows: int, cols: int) -> list[str] | None:
 
 
 @lru_cache(maxsize=None)
-def _blank_tiles(game: str) -> int:
+def blank_tiles_of(game: str) -> int:
     """How many tiles of the game's set carry no ink (blanks, jokers): read once."""
     from calibration.layouts import blank_tiles
     return blank_tiles(game)
@@ -1277,7 +1277,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     washed = (stats.face_lab[..., 0] >= cfg.glare_lightness) & (stats.chroma <= cfg.glare_chroma)
     is_tile = tiles_on_squares(cand, kinds, colours, washed, cfg)
     blank, blank_by_sides = find_blanks(grid_bgr, stats, colours, kinds, groups, cand,
-                                        cfg.blanks, most=_blank_tiles(game))
+                                        cfg.blanks, most=blank_tiles_of(game))
     clock("cells.stats")
 
     cells: list[list[Any]] = [[None] * cols for _ in range(rows)]
