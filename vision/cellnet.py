@@ -42,6 +42,7 @@ import sys
 import time
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -178,6 +179,24 @@ def read_probabilities(image_bgr: np.ndarray, location) -> np.ndarray | None:
     padded = padded_grid(image_bgr, location)
     probs = net.probabilities(cell_crops(padded, g.rows, g.cols), board_norm(padded))
     return probs.reshape(g.rows, g.cols, -1)
+
+
+def sure_values(probs: np.ndarray, classes: tuple, sure: float
+                ) -> dict[tuple[int, int], tuple[Any, float]]:
+    """{(row, col): (value, p)}: the cells ``probs`` reads as a tile with a glyph (not empty,
+    not a joker) at least ``sure``; the glyph reader need not cut and classify those
+    (:func:`vision.tiles.read_grid`'s ``known``), where :func:`fuse` would take the net's
+    answer anyway.
+
+    >>> sure_values(np.array([[[0.01, 0.99, 0], [0.99, 0.01, 0], [0.01, 0, 0.99]]]),
+    ...             (None, 7, "?"), 0.97)
+    {(0, 0): (7, 0.99)}
+    """
+    best = probs.argmax(-1)
+    p_best = np.take_along_axis(probs, best[..., None], -1)[..., 0]
+    return {(int(r), int(c)): (classes[best[r, c]], float(p_best[r, c]))
+            for r, c in zip(*np.nonzero(p_best >= sure))
+            if classes[best[r, c]] not in (None, "?")}
 
 
 def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,

@@ -122,21 +122,26 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
         # a few symmetric tiles (0, 1, 8, +, x) read alike every way up: say so
         turned_unsure = np.diff(np.sort(scores)[-2:])[0] < tiles_cfg.upright_margin
         stage_ms["orient"] = (time.perf_counter() - t2) * 1000
-    read = tiles.read_grid(grid, game, **kw, stats=stats)
-    glyphs_unsure = read.confidence < tiles_cfg.unsure_below
-    if tiles_cfg.use_cellnet:   # before Tesseract: what the net settles it need not
-        t4 = time.perf_counter()
+    # the net first: the glyph reader need not cut nor classify the tiles it is sure of
+    probs, known, classes = None, None, cellnet.CLASSES.get(game)
+    calibrated = getattr(kw["profile"], "glyphs", None) is not None
+    if tiles_cfg.use_cellnet:
+        t3 = time.perf_counter()
         probs = cellnet.read_probabilities(image_bgr, location)
-        if probs is not None:
-            leave = read.occluded.copy()
-            # a calibrated set's font was learned by the glyph reader, never seen by the
-            # net: there the net only settles what the glyph reader is unsure of
-            if getattr(kw["profile"], "glyphs", None) is not None:
-                leave |= read.confidence >= tiles_cfg.cellnet_doubt
-            cellnet.fuse(read.cells, read.confidence, leave, probs, cellnet.CLASSES[game],
-                         tiles_cfg.cellnet_sure, tiles_cfg.cellnet_doubt,
-                         blanks=tiles.blank_tiles_of(game))
-        stage_ms["cells.net"] = (time.perf_counter() - t4) * 1000
+        if probs is not None and not calibrated:
+            known = cellnet.sure_values(probs, classes, tiles_cfg.cellnet_sure)
+        stage_ms["cells.net"] = (time.perf_counter() - t3) * 1000
+    read = tiles.read_grid(grid, game, **kw, stats=stats, known=known)
+    glyphs_unsure = read.confidence < tiles_cfg.unsure_below
+    if probs is not None:   # before Tesseract: what the net settles it need not
+        leave = read.occluded.copy()
+        # a calibrated set's font was learned by the glyph reader, never seen by the net:
+        # there the net only settles what the glyph reader is unsure of
+        if calibrated:
+            leave |= read.confidence >= tiles_cfg.cellnet_doubt
+        cellnet.fuse(read.cells, read.confidence, leave, probs, classes,
+                     tiles_cfg.cellnet_sure, tiles_cfg.cellnet_doubt,
+                     blanks=tiles.blank_tiles_of(game))
     if tiles_cfg.use_tesseract:   # a tie-break for the glyph reader's doubts alone
         t4 = time.perf_counter()
         tiles.settle_unsure(grid, read, game, tiles_cfg, among=glyphs_unsure)

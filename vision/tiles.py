@@ -1238,7 +1238,8 @@ def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
 def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
               config: TilesConfig | None = None, shape: tuple[int, int] | None = None,
               timings: dict | None = None, tesseract: bool | None = None,
-              stats: CellStats | None = None) -> GridRead:
+              stats: CellStats | None = None,
+              known: dict[tuple[int, int], tuple[Any, float]] | None = None) -> GridRead:
     """Read every cell of a rectified Mixmath or Calculissimo grid.
 
     Parameters
@@ -1253,6 +1254,9 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
         ``config.use_tesseract``
     stats : the grid's :func:`cell_stats` when already known (the same grid read turned:
         ``read.stats.rotated(k)``)
+    known : {(row, col): (value, confidence)}, cells another reader (the cell net) is sure
+        of: where they are taken for tiles here, that is their reading, not cut nor
+        classified (the glyph reader's slowest steps, on most tiles)
 
     Returns
     -------
@@ -1285,11 +1289,17 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     # empty cells: less sure the nearer they came to looking like a tile
     conf[cand & ~is_tile] = cfg.conf_rejected_candidate
     mixmath = game == "mixmath"
-    found = ink_glyphs(grid_bgr, rows, cols, stats, is_tile, split_pairs=mixmath, config=cfg,
+    known = {cell: v for cell, v in (known or {}).items() if is_tile[cell]}
+    to_cut = is_tile.copy()
+    to_cut[tuple(np.array(list(known), int).reshape(-1, 2).T)] = False
+    found = ink_glyphs(grid_bgr, rows, cols, stats, to_cut, split_pairs=mixmath, config=cfg,
                        recut=kinds != "fixed")
     clock("cells.segment")
     own = digits.load_set_glyphs(getattr(profile, "glyphs", None))
     best = read_numbers(found, grid_bgr.shape[0] / rows, game, cfg, own)
+    for cell, (value, q) in known.items():
+        found.append(CellGlyphs(cell))
+        best[cell] = (value, q, {value: q}, [], True)
     clock("cells.classify")
     reads = []
     label = _label_likeness(stats, square_prints_of(game, rows, cols), kinds, is_tile, cfg)
@@ -1490,7 +1500,7 @@ def settle_unsure(grid_bgr: np.ndarray, read: GridRead, game: str,
     cells, conf = read.cells, read.confidence
     mixmath = game == "mixmath"
     unsure = [(cg, scores) for cg, scores in read.reads
-              if 0 < conf[cg.cell] < cfg.unsure_below
+              if 0 < conf[cg.cell] < cfg.unsure_below and cg.glyphs   # (not cut: known)
               and (among is None or among[cg.cell])
               and (mixmath or str(cells[cg.cell[0]][cg.cell[1]]).isdigit())]
     if unsure:
