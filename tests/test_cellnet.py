@@ -110,3 +110,55 @@ def test_no_more_jokers_than_the_set_has():
     net_alone = replace(tiles.TilesConfig(), cellnet_sure=0.0)   # the net's every answer
     assert sum(v == "?" for row in read_board(img, "calculissimo", config=net_alone).cells
                for v in row) == 4
+
+
+@pytest.mark.parametrize("game, seed", [("mixmath", 21), ("calculissimo", 22)])
+def test_the_tiles_the_net_is_sure_of_are_not_cut_and_read_the_same(game, seed):
+    """The glyph reader skips the tiles the net is sure of (fuse would take the net's
+    answer there anyway): most tiles of a clear render, and the weighed reading is the
+    same as when every tile is cut and classified."""
+    from samples.render import sample_photo
+    from vision import board, tiles
+    from vision.reader import PX_PER_CELL
+    img, truth, _ = sample_photo(game, 1, seed, hand=False)
+    location = board.find_board(img, game)
+    assert location.orientation_certain           # print-and-play: its markers say
+    g = location.geometry
+    grid = board.rectify_grid(img, location, PX_PER_CELL)
+    probs = cellnet.read_probabilities(img, location)
+    classes, cfg = cellnet.CLASSES[game], tiles.TilesConfig()
+    known = cellnet.sure_values(probs, classes, cfg.cellnet_sure)
+    n_tiles = sum(v is not None for row in truth["cells"] for v in row)
+    assert len(known) >= 0.8 * n_tiles
+
+    def weighed(known):
+        read = tiles.read_grid(grid, game, config=cfg, shape=(g.rows, g.cols),
+                               tesseract=False, known=known)
+        cellnet.fuse(read.cells, read.confidence, read.occluded.copy(), probs, classes,
+                     cfg.cellnet_sure, cfg.cellnet_doubt, blanks=tiles.blank_tiles_of(game))
+        return read
+    skipped, every = weighed(known), weighed(None)
+    assert skipped.cells == every.cells == truth["cells"]
+    cut = {cg.cell: cg.glyphs for cg, _ in skipped.reads}
+    assert all(cut.get(cell, []) == [] for cell in known)
+    assert all(cg.glyphs for cg, _ in every.reads)
+
+
+def test_a_likely_joker_on_an_empty_read_square_is_put_down_while_the_set_has_more():
+    """A seeded tier-2 Calculissimo render (held-out font): the glyph reader sees an empty
+    square where a joker lies, the net a joker, not surely (< 0.97); the board shows fewer
+    jokers than the set has, so the net's is taken, and every cell is right."""
+    from dataclasses import replace
+
+    from samples.render import sample_photo
+    from vision import tiles
+    from vision.reader import read_board
+    img, truth, _ = sample_photo("calculissimo", 2, 2599688300, fonts="held_out", hand=False,
+                                 resolution=(1920, 1080))
+    assert truth["cells"][8][5] == "?"
+    strict = read_board(img, "calculissimo",
+                        config=replace(tiles.TilesConfig(), cellnet_likely_joker=None))
+    assert strict.cells[8][5] is None
+    reading = read_board(img, "calculissimo")
+    assert reading.cells == truth["cells"]
+    assert 0.7 <= reading.confidence[8, 5] < 0.97

@@ -201,14 +201,17 @@ def sure_values(probs: np.ndarray, classes: tuple, sure: float
 
 def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
          probs: np.ndarray, classes: tuple, sure: float, doubt: float,
-         blanks: int | None = None) -> None:
+         blanks: int | None = None, likely_joker: float | None = None) -> None:
     """Weigh the glyph reading (``cells``, ``confidence``, changed in place) with the net's
     ``probs``: where they differ, the net's answer is taken when it is at least ``sure`` or
     the glyph reading's confidence is below ``doubt``; the cells to ``leave`` (hidden ones)
     and readings the net has no class for (a Mixmath blank) are left alone. An agreement is
     as sure as the surer of the two; a kept reading the net disputes no surer than the net
     leaves room for. The set has ``blanks`` jokers at most: past that, the jokers the net
-    put down least surely go back to the glyph reading.
+    put down least surely go back to the glyph reading; short of that, a joker the net
+    gives at least ``likely_joker`` where the glyph reader saw an empty square is put down
+    too, the surest first (a joker has no ink: the glyph reader's blind spot, and the
+    net's false jokers are mostly on boards where it sees many).
 
     >>> cells, conf = [[None, "5", None, "7"]], np.array([[1.0, 0.5, 1.0, 0.8]])
     >>> probs = np.array([[[0.02, 0, 0, 0.98], [0.1, 0.9, 0, 0], [0.01, 0, 0, 0.99],
@@ -217,11 +220,21 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     ...      blanks=1)
     >>> cells, conf.round(2).tolist()
     ([[None, '4', '?', '7']], [[1.0, 0.9, 0.99, 0.8]])
+
+    Two jokers the net is fairly sure of on empty-read squares, room for one more:
+
+    >>> cells, conf = [[None, None, "?"]], np.ones((1, 3))
+    >>> probs = np.array([[[0.25, 0, 0, 0.75], [0.2, 0, 0, 0.8], [0.01, 0, 0, 0.99]]])
+    >>> fuse(cells, conf, np.zeros((1, 3), bool), probs, (None, "4", "5", "?"), 0.97, 0.6,
+    ...      blanks=2, likely_joker=0.7)
+    >>> cells
+    [[None, '?', '?']]
     """
     best = probs.argmax(-1)
     p_best = np.take_along_axis(probs, best[..., None], -1)[..., 0]
     known = set(classes)
     put = []          # the net's answers taken: (its p, cell, the glyph reading, its confidence)
+    likely = []       # jokers the net gives over an empty reading, not surely: (p, cell, conf)
     for r, c in zip(*np.nonzero(~leave)):
         mine = cells[r][c]
         theirs = classes[best[r, c]]
@@ -234,8 +247,15 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
             cells[r][c] = theirs
             confidence[r, c] = p_best[r, c]
         else:
+            if theirs == "?" and mine is None and likely_joker is not None \
+                    and p_best[r, c] >= likely_joker:
+                likely.append((p_best[r, c], (r, c), confidence[r, c]))
             confidence[r, c] = min(confidence[r, c], 1 - p_best[r, c])
     if blanks is not None:
+        jokers = sum(v == "?" for row in cells for v in row)
+        for p, (r, c), conf in sorted(likely, reverse=True)[:max(blanks - jokers, 0)]:
+            put.append((p, (r, c), None, conf))
+            cells[r][c], confidence[r, c] = "?", p
         extra = sum(v == "?" for row in cells for v in row) - blanks
         for _, (r, c), mine, conf in sorted(p for p in put if cells[p[1][0]][p[1][1]] == "?"):
             if extra <= 0:

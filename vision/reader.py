@@ -3,9 +3,11 @@
 Stages (their ms are in ``BoardReading.stage_ms``): ``find`` (locate the board and which
 side is up, :func:`vision.board.find_board`), ``rectify`` (the playing grid top-down,
 :func:`vision.board.rectify_grid`) and ``cells`` (every cell read,
-:func:`vision.tiles.read_cells`; its own steps are ``cells.stats``, ``cells.segment``,
-``cells.classify``, ``cells.net`` (the cell net, :mod:`vision.cellnet`, weighed with
-the glyph reading) and, only when some cell was unsure, ``cells.tesseract``).
+:func:`vision.tiles.read_cells`; its own steps are ``cells.net`` (the cell net,
+:mod:`vision.cellnet`: the tiles it is sure of the glyph reader need not cut nor
+classify, and its reading is weighed with the glyph reading), ``cells.stats``,
+``cells.segment``, ``cells.classify`` and, only when some cell was unsure,
+``cells.tesseract``).
 
     reading = read_board(cv2.imread("photo.jpg"), "mixmath")
     print(reading.dumps())
@@ -141,7 +143,8 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
             leave |= read.confidence >= tiles_cfg.cellnet_doubt
         cellnet.fuse(read.cells, read.confidence, leave, probs, classes,
                      tiles_cfg.cellnet_sure, tiles_cfg.cellnet_doubt,
-                     blanks=tiles.blank_tiles_of(game))
+                     blanks=tiles.blank_tiles_of(game),
+                     likely_joker=tiles_cfg.cellnet_likely_joker)
     if tiles_cfg.use_tesseract:   # a tie-break for the glyph reader's doubts alone
         t4 = time.perf_counter()
         tiles.settle_unsure(grid, read, game, tiles_cfg, among=glyphs_unsure)

@@ -196,6 +196,8 @@ class TilesConfig:
     use_cellnet: bool = True            # weigh the reading with the cell net's (vision.cellnet)
     cellnet_sure: float = 0.97          # the net's answer is taken when it is this sure ...
     cellnet_doubt: float = 0.6          # ... or the glyph reading is less sure than this
+    cellnet_likely_joker: float = 0.7   # ... and a joker over an empty reading from this
+                                        # up while the board has fewer than the set
 
     skin_min_frac: float = 0.5          # a cell this much skin-coloured is a hand candidate
     # what the board explains: an empty square's face has its colour, in shade or glare
