@@ -28,6 +28,13 @@ weights ship in ``vision/models/cellnet-GAME.npz``; they were made with::
     python -m vision.cellnet --data GAME --photos 2500                  # ~ 8 min a game
     python -m vision.cellnet --data GAME --photos 2500 --seed 9600000   # as many again
     python -m vision.cellnet --train GAME --threads 1                   # ~ 25 min a game
+    python -m vision.cellnet --train-turns calculissimo --threads 2     # ~ 3 min
+
+The turn net (:func:`train_turns`, ``vision/models/turnnet-calculissimo.npz``, a smaller
+net of the same kind) tells which of four quarter turns a token's crop lies at: a board
+the same every way up (Calculissimo's) is turned the way its clearest tokens lie upright
+(:func:`turn_scores`; the reader asks it before reading the tokens under each turn, and
+reads them only when its vote is close).
 
 (1.3 million crops a game; ``bench.cells`` and ``bench.vision`` measure the result.)
 
@@ -40,6 +47,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -101,6 +109,34 @@ def normalised(crops: np.ndarray, norm: np.ndarray) -> np.ndarray:
     ``norm`` is one board's (2, 3) or each crop's (N, 2, 3)."""
     norm = norm if norm.ndim == 2 else norm[:, None, None]
     return (crops.astype(np.float32) - norm[..., 0, :]) / norm[..., 1, :]
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """The board as the nets see it: its :func:`padded_grid` and :func:`board_norm`."""
+
+    padded: np.ndarray
+    norm: np.ndarray
+    rows: int
+    cols: int
+
+    @classmethod
+    def of(cls, image_bgr: np.ndarray, location) -> BoardView:
+        padded = padded_grid(image_bgr, location)
+        g = location.geometry
+        return cls(padded, board_norm(padded), g.rows, g.cols)
+
+    def turned(self, k: int) -> BoardView:
+        """The view of ``location.rotated(k)``: the same pixels turned (``np.rot90``); the
+        norm is kept (a sample of the turned pixels differs by a level or two)."""
+        from .tiles import turned
+        rows, cols = (self.cols, self.rows) if k % 2 else (self.rows, self.cols)
+        return BoardView(turned(self.padded, k), self.norm, rows, cols)
+
+    def crops(self, cells: np.ndarray | None = None) -> np.ndarray:
+        """:func:`cell_crops` of every cell, or of the ``cells`` ((rows, cols) bool)."""
+        crops = cell_crops(self.padded, self.rows, self.cols)
+        return crops if cells is None else crops[cells.ravel()]
 
 
 # -- the net (numpy forward) ------------------------------------------------------------------
@@ -169,16 +205,40 @@ def load(game: str) -> CellNet | None:
         return CellNet(dict(f), CLASSES[game])
 
 
-def read_probabilities(image_bgr: np.ndarray, location) -> np.ndarray | None:
-    """(rows, cols, classes) the net's probabilities for every cell of the board at
-    ``location``, or None when its game has no net."""
-    net = load(location.game)
+@lru_cache(maxsize=None)
+def load_turns(game: str) -> CellNet | None:
+    """The shipped turn net of ``game`` (:func:`train_turns`), or None when there is none."""
+    path = MODELS / f"turnnet-{game}.npz"
+    if not path.exists():
+        return None
+    with np.load(path) as f:
+        return CellNet(dict(f), (0, 1, 2, 3))
+
+
+def turn_scores(view: BoardView, game: str, cells: np.ndarray) -> np.ndarray | None:
+    """(4,) how upright the tiles at ``cells`` ((rows, cols) bool) lie after each quarter
+    turn of the grid (``np.rot90(grid, k)``): the mean log-probability the turn net gives
+    them of lying upright then; None when ``game`` has no turn net. A token that reads
+    alike turned (0, 8, +, x) says little."""
+    net = load_turns(game)
     if net is None:
         return None
-    g = location.geometry
-    padded = padded_grid(image_bgr, location)
-    probs = net.probabilities(cell_crops(padded, g.rows, g.cols), board_norm(padded))
-    return probs.reshape(g.rows, g.cols, -1)
+    crops = view.crops(cells)
+    if not len(crops):
+        return np.zeros(4)
+    # a crop turned k from upright is upright again after the grid turns -k
+    logp = np.log(net.probabilities(crops, view.norm) + 1e-3)
+    return np.array([logp[:, -t % 4].mean() for t in range(4)])
+
+
+def read_probabilities(view: BoardView, game: str) -> np.ndarray | None:
+    """(rows, cols, classes) the net's probabilities for every cell of the board in
+    ``view``, or None when ``game`` has no net."""
+    net = load(game)
+    if net is None:
+        return None
+    probs = net.probabilities(view.crops(), view.norm)
+    return probs.reshape(view.rows, view.cols, -1)
 
 
 def sure_values(probs: np.ndarray, classes: tuple, sure: float
@@ -317,15 +377,15 @@ def make_data(game: str, n_photos: int, seed: int = TRAIN_SEED, empty_keep: floa
 
 # -- training (PyTorch) ----------------------------------------------------------------------
 
-def _torch_net(n_classes: int):
+def _torch_net(n_classes: int, convs=CONVS, hidden: int = HIDDEN):
     import torch.nn as nn
     layers, c = [], 3
-    for o, k in CONVS:
+    for o, k in convs:
         layers += [nn.Conv2d(c, o, k, stride=2, padding=k // 2), nn.BatchNorm2d(o), nn.ReLU()]
         c = o
-    side = CROP_PX // 2 ** len(CONVS)
-    layers += [nn.Flatten(), nn.Linear(c * side * side, HIDDEN), nn.ReLU(), nn.Dropout(0.2),
-               nn.Linear(HIDDEN, n_classes)]
+    side = CROP_PX // 2 ** len(convs)
+    layers += [nn.Flatten(), nn.Linear(c * side * side, hidden), nn.ReLU(), nn.Dropout(0.2),
+               nn.Linear(hidden, n_classes)]
     return nn.Sequential(*layers)
 
 
@@ -344,9 +404,10 @@ def _exported(model, classes: tuple) -> CellNet:
         w[f"conv{j}.w"] = k.transpose(2, 3, 1, 0).reshape(-1, k.shape[0])
         w[f"conv{j}.b"] = b
     lins = [m for m in mods if isinstance(m, nn.Linear)]
-    side = CROP_PX // 2 ** len(CONVS)
+    side = CROP_PX // 2 ** len(convs)
     # torch flattens (C, H, W); the numpy forward flattens (H, W, C)
-    w0 = lins[0].weight.detach().numpy().reshape(-1, CONVS[-1][0], side, side).transpose(0, 2, 3, 1)
+    channels = mods[convs[-1]].out_channels
+    w0 = lins[0].weight.detach().numpy().reshape(-1, channels, side, side).transpose(0, 2, 3, 1)
     w["fc0.w"] = w0.reshape(w0.shape[0], -1).T
     w["fc0.b"] = lins[0].bias.detach().numpy()
     w["fc1.w"] = lins[1].weight.detach().numpy().T
@@ -354,24 +415,26 @@ def _exported(model, classes: tuple) -> CellNet:
     return CellNet(w, classes)
 
 
-def train(game: str, data: list[Path], epochs: int = 8, seed: int = 0, threads: int = 2,
-          log=print) -> CellNet:
-    """Fit the net of ``game`` on the crops of :func:`make_data` saved in ``data``."""
+def _fit(model, crops: np.ndarray, norms: np.ndarray, labels: np.ndarray | None,
+         epochs: int, seed: int, threads: int, log):
+    """Train ``model`` on the crops; ``labels`` None: each crop is turned a random number of
+    quarter turns, which is its label (:func:`train_turns`)."""
     import torch
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
-    parts = [np.load(path) for path in data]
-    crops, norms, labels = (np.concatenate([f[k] for f in parts])
-                            for k in ("crops", "norms", "labels"))
-    classes = CLASSES[game]
-    y = torch.from_numpy(labels.astype(np.int64))
-    n = len(y)
+    n = len(crops)
+    rng = np.random.default_rng(seed)
 
     def batch(idx):
         idx = np.sort(idx.numpy())
-        xb = normalised(crops[idx], norms[idx]).transpose(0, 3, 1, 2)
-        return torch.from_numpy(np.ascontiguousarray(xb)), y[idx]
-    model = _torch_net(len(classes))
+        xb = normalised(crops[idx], norms[idx])
+        if labels is None:
+            yb = rng.integers(0, 4, len(idx))
+            xb = np.stack([np.rot90(x, k) for x, k in zip(xb, yb)])
+        else:
+            yb = labels[idx]
+        xb = np.ascontiguousarray(xb.transpose(0, 3, 1, 2))
+        return torch.from_numpy(xb), torch.from_numpy(yb.astype(np.int64))
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     steps = epochs * ((n + 255) // 256)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
@@ -400,7 +463,39 @@ def train(game: str, data: list[Path], epochs: int = 8, seed: int = 0, threads: 
         log(f"epoch {epoch + 1}/{epochs}: loss {total / n:.4f}, "
             f"train accuracy {100 * right / n:.3f} %, {time.time() - t0:.0f} s")
     model.eval()
+    return model
+
+
+def _load_data(data: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    parts = [np.load(path) for path in data]
+    return tuple(np.concatenate([f[k] for f in parts]) for k in ("crops", "norms", "labels"))
+
+
+def train(game: str, data: list[Path], epochs: int = 8, seed: int = 0, threads: int = 2,
+          log=print) -> CellNet:
+    """Fit the net of ``game`` on the crops of :func:`make_data` saved in ``data``."""
+    crops, norms, labels = _load_data(data)
+    classes = CLASSES[game]
+    model = _fit(_torch_net(len(classes)), crops, norms, labels, epochs, seed, threads, log)
     return _exported(model, classes)
+
+
+TURN_CONVS = ((8, 3), (16, 3), (32, 3))   # the turn net: a token's way up is a simpler
+TURN_HIDDEN = 64                          # question than its value
+
+
+def train_turns(game: str, data: list[Path], epochs: int = 4, seed: int = 0,
+                threads: int = 2, tiles: int = 400_000, log=print) -> CellNet:
+    """Fit ``game``'s turn net: which of four quarter turns (``np.rot90`` k) a tile's crop
+    was turned by, on up to ``tiles`` of the tiles with a glyph among the crops of
+    :func:`make_data` (the classes: 0..3)."""
+    crops, norms, labels = _load_data(data)
+    glyph = np.array([c not in (None, "?") for c in CLASSES[game]])[labels]
+    pick = np.flatnonzero(glyph)
+    pick = np.sort(np.random.default_rng(seed).permutation(pick)[:tiles])
+    model = _fit(_torch_net(4, TURN_CONVS, TURN_HIDDEN), crops[pick], norms[pick], None,
+                 epochs, seed, threads, log)
+    return _exported(model, (0, 1, 2, 3))
 
 
 def main(argv=None) -> int:
@@ -408,6 +503,8 @@ def main(argv=None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", metavar="GAME", help="render the training crops of GAME")
     parser.add_argument("--train", metavar="GAME", help="fit GAME's net on its crops")
+    parser.add_argument("--train-turns", metavar="GAME",
+                        help="fit GAME's turn net (which way up a tile lies) on its crops")
     parser.add_argument("--photos", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=TRAIN_SEED)
     parser.add_argument("--epochs", type=int, default=8)
@@ -427,6 +524,12 @@ def main(argv=None) -> int:
                     epochs=args.epochs, threads=args.threads)
         net.save(MODELS / f"cellnet-{args.train}.npz")
         print(f"saved {MODELS / f'cellnet-{args.train}.npz'}")
+    if args.train_turns:
+        net = train_turns(args.train_turns,
+                          sorted(args.store.glob(f"{args.train_turns}*.npz")),
+                          threads=args.threads)
+        net.save(MODELS / f"turnnet-{args.train_turns}.npz")
+        print(f"saved {MODELS / f'turnnet-{args.train_turns}.npz'}")
     return 0
 
 

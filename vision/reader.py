@@ -57,6 +57,11 @@ def _profile_object(profile: Any, location) -> Any:
     return None
 
 
+def _lead(scores: np.ndarray) -> float:
+    """How far the best score leads the next."""
+    return float(np.diff(np.sort(scores)[-2:])[0])
+
+
 def read_board(image_bgr: np.ndarray, game: str, *, profile: Any = None,
                config: Any = None) -> BoardReading:
     """Read a photo of a Mixmath or Calculissimo board.
@@ -111,28 +116,40 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
               shape=(g.rows, g.cols), timings=stage_ms, tesseract=False)
     turned_unsure = False
     stats = None
+    view = cellnet.BoardView.of(image_bgr, location) if tiles_cfg.use_cellnet else None
+    t3 = time.perf_counter()
+    view_ms = (t3 - t2) * 1000
     if not location.orientation_certain:
         # the board's own features left its turn open: the tiles lie upright on it
         stats = tiles.cell_stats(grid, g.rows, g.cols, tiles_cfg)
         turns = (0, 1, 2, 3) if g.rows == g.cols else (0, 2)
-        scores = tiles.upright_scores(grid, game, stats, turns, tiles_cfg)
+        scores = None
+        if view is not None:   # the turn net first, the tiles read under each turn if unsure
+            kinds = tiles.square_kinds_of(game, g.rows, g.cols)
+            clearest = tiles.clearest_tiles(stats, kinds, tiles_cfg)
+            by_net = cellnet.turn_scores(view, game, clearest)
+            if by_net is not None and _lead(by_net[list(turns)]) >= tiles_cfg.turnnet_lead:
+                scores = by_net[list(turns)]
+        if scores is None:
+            scores = tiles.upright_scores(grid, game, stats, turns, tiles_cfg)
         turn = turns[int(np.argmax(scores))]
         if turn:
             location = location.rotated(turn)
             grid = tiles.turned(grid, turn)
             stats = stats.rotated(turn)
+            view = view.turned(turn) if view is not None else None
         # a few symmetric tiles (0, 1, 8, +, x) read alike every way up: say so
-        turned_unsure = np.diff(np.sort(scores)[-2:])[0] < tiles_cfg.upright_margin
-        stage_ms["orient"] = (time.perf_counter() - t2) * 1000
+        turned_unsure = _lead(scores) < tiles_cfg.upright_margin
+        stage_ms["orient"] = (time.perf_counter() - t3) * 1000
     # the net first: the glyph reader need not cut nor classify the tiles it is sure of
     probs, known, classes = None, None, cellnet.CLASSES.get(game)
     calibrated = getattr(kw["profile"], "glyphs", None) is not None
-    if tiles_cfg.use_cellnet:
-        t3 = time.perf_counter()
-        probs = cellnet.read_probabilities(image_bgr, location)
+    if view is not None:
+        t4 = time.perf_counter()
+        probs = cellnet.read_probabilities(view, game)
         if probs is not None and not calibrated:
             known = cellnet.sure_values(probs, classes, tiles_cfg.cellnet_sure)
-        stage_ms["cells.net"] = (time.perf_counter() - t3) * 1000
+        stage_ms["cells.net"] = view_ms + (time.perf_counter() - t4) * 1000
     read = tiles.read_grid(grid, game, **kw, stats=stats, known=known)
     glyphs_unsure = read.confidence < tiles_cfg.unsure_below
     if probs is not None:   # before Tesseract: what the net settles it need not

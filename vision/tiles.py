@@ -176,6 +176,9 @@ class TilesConfig:
     upright_margin: float = 0.05        # ... the best turn must read this much better
                                         # (mean log-probability) than the next, else ...
     conf_turn_unsure: float = 0.5       # ... every tile's confidence is scaled by this
+    turnnet_lead: float = 1.0           # the turn net (vision.cellnet.turn_scores) settles
+                                        # the turn when its best leads the next by this
+                                        # (mean log-probability); else the tiles are read
     upright_label_px: int = 32          # special squares' labels say which side is up: they
                                         # are weighed at this cell size
     upright_label_inset: float = 0.2    # ... in the middle of the square (not its edges)
@@ -1651,16 +1654,25 @@ def _top_heaviness(m: np.ndarray) -> np.ndarray:
     return ((first + last) / 2 - cy) / (last - first + 1)
 
 
+def clearest_tiles(stats: CellStats, kinds: np.ndarray, config: TilesConfig | None = None
+                   ) -> np.ndarray:
+    """(rows, cols) bool: up to ``upright_cells`` tiles on plain squares, the most
+    contrasted (:func:`tile_candidates`): what tells which way the board is up."""
+    cfg = config or TilesConfig()
+    sel = tile_candidates(stats, cfg) & (kinds == "plain")
+    if sel.sum() > cfg.upright_cells:
+        contrast = np.where(sel, stats.contrast, -np.inf)
+        sel = contrast >= np.sort(contrast, axis=None)[-cfg.upright_cells]
+    return sel
+
+
 def _tile_upright_scores(grid_bgr: np.ndarray, game: str, stats: CellStats,
                          kinds: np.ndarray, turns: tuple[int, ...], cfg: TilesConfig
                          ) -> np.ndarray:
     """The tiles' part of :func:`upright_scores`."""
     rows, cols = stats.face_grey.shape
     p = grid_bgr.shape[0] // rows
-    sel = tile_candidates(stats, cfg) & (kinds == "plain")
-    if sel.sum() > cfg.upright_cells:
-        contrast = np.where(sel, stats.contrast, -np.inf)
-        sel = contrast >= np.sort(contrast, axis=None)[-cfg.upright_cells]
+    sel = clearest_tiles(stats, kinds, cfg)
     mixmath = game == "mixmath"
     found = [cg for cg in ink_glyphs(grid_bgr, rows, cols, stats, sel, split_pairs=mixmath,
                                      config=cfg) if cg.glyphs]
