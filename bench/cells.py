@@ -41,11 +41,7 @@ GAMES = ("mixmath", "calculissimo")
 
 def oracle_location(truth: dict) -> BoardLocation:
     """The board located by the truth's grid corners."""
-    rows, cols = truth["rows"], truth["cols"]
-    src = np.array(truth["grid_corners"], np.float32)
-    dst = np.float32([[0, 0], [cols, 0], [cols, rows], [0, rows]])
-    return BoardLocation.from_grid_homography(truth["game"],
-                                              cv2.getPerspectiveTransform(src, dst))
+    return BoardLocation.from_grid_corners(truth["game"], truth["grid_corners"])
 
 
 def oracle_grid(image: np.ndarray, truth: dict) -> np.ndarray:

@@ -139,6 +139,17 @@ class BoardLocation:
         return cls.from_homography(game, geometry, homography, **kw)
 
     @classmethod
+    def from_grid_corners(cls, game: str, grid_corners, geometry: BoardGeometry | None = None,
+                          **kw) -> BoardLocation:
+        """A location from the playing grid's four corners in the photo (top-left,
+        top-right, bottom-right, bottom-left: as a render's truth gives them)."""
+        geometry = geometry or board_geometry(game)
+        rows, cols = geometry.rows, geometry.cols
+        grid_h = cv2.getPerspectiveTransform(
+            np.float32(grid_corners), np.float32([[0, 0], [cols, 0], [cols, rows], [0, rows]]))
+        return cls.from_grid_homography(game, grid_h.astype(float), geometry, **kw)
+
+    @classmethod
     def from_homography(cls, game: str, geometry: BoardGeometry, homography: np.ndarray,
                         **kw) -> BoardLocation:
         homography = np.asarray(homography, float) / homography[2, 2]

@@ -326,13 +326,11 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
 
 # -- training data ---------------------------------------------------------------------------
 
-def _jittered(grid_corners: np.ndarray, rows: int, cols: int, rng, sd: float) -> np.ndarray:
-    """image px -> grid units, from the true grid corners each moved by ~sd of a cell."""
+def _jittered(grid_corners, rows: int, cols: int, rng, sd: float) -> np.ndarray:
+    """The true grid corners (4, 2) each moved by ~sd of a cell, as the finder leaves them."""
     src = np.float32(grid_corners)
     cell = np.linalg.norm(src[1] - src[0]) / cols
-    src = src + rng.normal(0, sd * cell, src.shape).clip(-3 * sd * cell, 3 * sd * cell)
-    dst = np.float32([[0, 0], [cols, 0], [cols, rows], [0, rows]])
-    return cv2.getPerspectiveTransform(np.float32(src), dst).astype(float)
+    return src + rng.normal(0, sd * cell, src.shape).clip(-3 * sd * cell, 3 * sd * cell)
 
 
 def make_data(game: str, n_photos: int, seed: int = TRAIN_SEED, empty_keep: float = 0.25,
@@ -362,8 +360,8 @@ def make_data(game: str, n_photos: int, seed: int = TRAIN_SEED, empty_keep: floa
         lab = np.array([[index[v] for v in row]
                         for row in truth["cells"]]).ravel()
         for j in range(jitters):
-            h = _jittered(truth["grid_corners"], rows, cols, rng, 0.03 if j else 0.015)
-            padded = padded_grid(image, BoardLocation.from_grid_homography(game, h))
+            corners = _jittered(truth["grid_corners"], rows, cols, rng, 0.03 if j else 0.015)
+            padded = padded_grid(image, BoardLocation.from_grid_corners(game, corners))
             c = cell_crops(padded, rows, cols)
             keep = (lab != 0) | special.ravel() | (rng.random(lab.size) < empty_keep)
             keep &= shown.ravel()

@@ -773,10 +773,7 @@ def rendered_tiles(n_photos: int, seed: int, fonts: str, px: int = 64,
                 image, truth, _ = sample_photo(game, tier, photo_seed(
                     seed + 1000 * salt + 10 * tier, i), hand=False, fonts=fonts)
                 rows, cols = truth["rows"], truth["cols"]
-                to_grid = cv2.getPerspectiveTransform(
-                    np.float32(truth["grid_corners"]),
-                    np.float32([[0, 0], [cols, 0], [cols, rows], [0, rows]]))
-                loc = board.BoardLocation.from_grid_homography(game, to_grid)
+                loc = board.BoardLocation.from_grid_corners(game, truth["grid_corners"])
                 grid = board.rectify_grid(image, loc, px)
                 texts = {(r, c): str(v) for r, row in enumerate(truth["cells"])
                          for c, v in enumerate(row) if v is not None}

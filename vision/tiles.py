@@ -199,8 +199,9 @@ class TilesConfig:
     use_cellnet: bool = True            # weigh the reading with the cell net's (vision.cellnet)
     cellnet_sure: float = 0.97          # the net's answer is taken when it is this sure ...
     cellnet_doubt: float = 0.6          # ... or the glyph reading is less sure than this
-    cellnet_likely_joker: float = 0.7   # ... and a joker over an empty reading from this
-                                        # up while the board has fewer than the set
+    cellnet_likely_joker: float = 0.7   # a joker the net gives this much on a square the
+                                        # glyph reader saw empty is put down while the
+                                        # board has fewer than the set (None: never)
 
     skin_min_frac: float = 0.5          # a cell this much skin-coloured is a hand candidate
     # what the board explains: an empty square's face has its colour, in shade or glare
@@ -1296,7 +1297,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     mixmath = game == "mixmath"
     known = {cell: v for cell, v in (known or {}).items() if is_tile[cell]}
     to_cut = is_tile.copy()
-    to_cut[tuple(np.array(list(known), int).reshape(-1, 2).T)] = False
+    for cell in known:
+        to_cut[cell] = False
     found = ink_glyphs(grid_bgr, rows, cols, stats, to_cut, split_pairs=mixmath, config=cfg,
                        recut=kinds != "fixed")
     clock("cells.segment")
