@@ -195,24 +195,24 @@ class CellNet:
         np.savez_compressed(path, **self.w)
 
 
-@lru_cache(maxsize=None)
-def load(game: str) -> CellNet | None:
-    """The shipped net of ``game``, or None when there is none."""
-    path = MODELS / f"cellnet-{game}.npz"
+def _shipped(name: str, classes: tuple) -> CellNet | None:
+    path = MODELS / f"{name}.npz"
     if not path.exists():
         return None
     with np.load(path) as f:
-        return CellNet(dict(f), CLASSES[game])
+        return CellNet(dict(f), classes)
+
+
+@lru_cache(maxsize=None)
+def load(game: str) -> CellNet | None:
+    """The shipped net of ``game``, or None when there is none."""
+    return _shipped(f"cellnet-{game}", CLASSES[game])
 
 
 @lru_cache(maxsize=None)
 def load_turns(game: str) -> CellNet | None:
     """The shipped turn net of ``game`` (:func:`train_turns`), or None when there is none."""
-    path = MODELS / f"turnnet-{game}.npz"
-    if not path.exists():
-        return None
-    with np.load(path) as f:
-        return CellNet(dict(f), (0, 1, 2, 3))
+    return _shipped(f"turnnet-{game}", (0, 1, 2, 3))
 
 
 def turn_scores(view: BoardView, game: str, cells: np.ndarray) -> np.ndarray | None:
