@@ -62,6 +62,24 @@ def _lead(scores: np.ndarray) -> float:
     return float(np.diff(np.sort(scores)[-2:])[0])
 
 
+def _upright_turn(grid: np.ndarray, game: str, stats, view, cfg: tiles.TilesConfig
+                  ) -> tuple[int, float]:
+    """The quarter turn (``np.rot90`` k) that stands the tiles upright on a board whose own
+    features leave it open, and how far it leads the next: the turn net's vote where it
+    leads clearly, else the tiles' glyphs read under each turn."""
+    rows, cols = stats.face_grey.shape
+    turns = [0, 1, 2, 3] if rows == cols else [0, 2]
+    scores = None
+    if view is not None:
+        clearest = tiles.clearest_tiles(stats, tiles.square_kinds_of(game, rows, cols), cfg)
+        by_net = cellnet.turn_scores(view, game, clearest)
+        if by_net is not None and _lead(by_net[turns]) >= cfg.turnnet_lead:
+            scores = by_net[turns]
+    if scores is None:
+        scores = tiles.upright_scores(grid, game, stats, tuple(turns), cfg)
+    return turns[int(np.argmax(scores))], _lead(scores)
+
+
 def read_board(image_bgr: np.ndarray, game: str, *, profile: Any = None,
                config: Any = None) -> BoardReading:
     """Read a photo of a Mixmath or Calculissimo board.
@@ -122,24 +140,14 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     if not location.orientation_certain:
         # the board's own features left its turn open: the tiles lie upright on it
         stats = tiles.cell_stats(grid, g.rows, g.cols, tiles_cfg)
-        turns = (0, 1, 2, 3) if g.rows == g.cols else (0, 2)
-        scores = None
-        if view is not None:   # the turn net first, the tiles read under each turn if unsure
-            kinds = tiles.square_kinds_of(game, g.rows, g.cols)
-            clearest = tiles.clearest_tiles(stats, kinds, tiles_cfg)
-            by_net = cellnet.turn_scores(view, game, clearest)
-            if by_net is not None and _lead(by_net[list(turns)]) >= tiles_cfg.turnnet_lead:
-                scores = by_net[list(turns)]
-        if scores is None:
-            scores = tiles.upright_scores(grid, game, stats, turns, tiles_cfg)
-        turn = turns[int(np.argmax(scores))]
+        turn, lead = _upright_turn(grid, game, stats, view, tiles_cfg)
         if turn:
             location = location.rotated(turn)
             grid = tiles.turned(grid, turn)
             stats = stats.rotated(turn)
             view = view.turned(turn) if view is not None else None
         # a few symmetric tiles (0, 1, 8, +, x) read alike every way up: say so
-        turned_unsure = _lead(scores) < tiles_cfg.upright_margin
+        turned_unsure = lead < tiles_cfg.upright_margin
         stage_ms["orient"] = (time.perf_counter() - t3) * 1000
     # the net first: the glyph reader need not cut nor classify the tiles it is sure of
     probs, known, classes = None, None, cellnet.CLASSES.get(game)
