@@ -17,7 +17,8 @@ strength are taken out but the tile's own colour against its square is kept.
 
 Net (:class:`CellNet`, numpy forward; three 2-strided 3x3 convolutions of ``CONVS``
 channels, then a dense layer of ``HIDDEN`` and the classes): about 0.6 million
-multiply-adds a cell, ~10 ms a board on one core.
+multiply-adds a cell, ~8 ms a board of 225 cells on one core (about 30 GFLOP/s: ONNX
+Runtime runs it no faster).
 
 Training (:func:`train`, needs PyTorch: ``pip install -e ".[train]"``, only for this):
 crops of rendered photos (:mod:`samples.render`, both tiers, TRAIN fonts, no hand; seeds far
