@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -202,6 +203,14 @@ def main(argv: list[str] | None = None) -> int:
     except CliError as exc:
         _print_json({"error": str(exc)})
         return exc.code
+    except BrokenPipeError:
+        # whoever read the output stopped (``| head``): nothing more to say, and nothing
+        # left to flush into the closed pipe at exit
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 1
 
 
 if __name__ == "__main__":

@@ -91,3 +91,16 @@ def test_print_writes_png_pages(capsys, tmp_path):
 def test_print_refuses_an_unknown_format(capsys, tmp_path):
     code, answer = run(capsys, "print", "mixmath", str(tmp_path / "board.doc"))
     assert code == EXIT_UNREADABLE and ".pdf" in answer["error"]
+
+
+def test_output_cut_short_by_its_reader_ends_quietly():
+    """``boardsight ... | head``: the pipe closed before the JSON is written ends the
+    command with exit 1 and no traceback."""
+    proc = subprocess.Popen([sys.executable, "-m", "boardsight", "check", "mixmath",
+                             str(SAMPLES / "mixmath-before.json"),
+                             str(SAMPLES / "mixmath-after.json")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()          # gone before the command has read its files
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 1
+    assert "Traceback" not in err and "BrokenPipe" not in err
