@@ -53,7 +53,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 CELL_PX = 24     # a cell in the net's picture: the smallest cell a photo may have (BOARDS.md)
@@ -242,6 +241,12 @@ def read_probabilities(view: BoardView, game: str) -> np.ndarray | None:
     return probs.reshape(view.rows, view.cols, -1)
 
 
+def _top(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell's likeliest class (index) and its probability."""
+    best = probs.argmax(-1)
+    return best, np.take_along_axis(probs, best[..., None], -1)[..., 0]
+
+
 def sure_values(probs: np.ndarray, classes: tuple, sure: float
                 ) -> dict[tuple[int, int], tuple[Any, float]]:
     """{(row, col): (value, p)}: the cells ``probs`` reads as a tile with a glyph (not empty,
@@ -253,8 +258,7 @@ def sure_values(probs: np.ndarray, classes: tuple, sure: float
     ...             (None, 7, "?"), 0.97)
     {(0, 0): (7, 0.99)}
     """
-    best = probs.argmax(-1)
-    p_best = np.take_along_axis(probs, best[..., None], -1)[..., 0]
+    best, p_best = _top(probs)
     return {(int(r), int(c)): (classes[best[r, c]], float(p_best[r, c]))
             for r, c in zip(*np.nonzero(p_best >= sure))
             if classes[best[r, c]] not in (None, "?")}
@@ -291,8 +295,7 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     >>> cells
     [[None, '?', '?']]
     """
-    best = probs.argmax(-1)
-    p_best = np.take_along_axis(probs, best[..., None], -1)[..., 0]
+    best, p_best = _top(probs)
     known = set(classes)
     put = []          # the net's answers taken: (its p, cell, the glyph reading, its confidence)
     likely = []       # jokers the net gives over an empty reading, not surely: (p, cell, conf)
@@ -327,7 +330,7 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
 
 # -- training data ---------------------------------------------------------------------------
 
-def _jittered(grid_corners, rows: int, cols: int, rng, sd: float) -> np.ndarray:
+def _jittered(grid_corners, cols: int, rng, sd: float) -> np.ndarray:
     """The true grid corners (4, 2) each moved by ~sd of a cell, as the finder leaves them."""
     src = np.float32(grid_corners)
     cell = np.linalg.norm(src[1] - src[0]) / cols
@@ -361,7 +364,7 @@ def make_data(game: str, n_photos: int, seed: int = TRAIN_SEED, empty_keep: floa
         lab = np.array([[index[v] for v in row]
                         for row in truth["cells"]]).ravel()
         for j in range(jitters):
-            corners = _jittered(truth["grid_corners"], rows, cols, rng, 0.03 if j else 0.015)
+            corners = _jittered(truth["grid_corners"], cols, rng, 0.03 if j else 0.015)
             padded = padded_grid(image, BoardLocation.from_grid_corners(game, corners))
             c = cell_crops(padded, rows, cols)
             keep = (lab != 0) | special.ravel() | (rng.random(lab.size) < empty_keep)
