@@ -205,3 +205,62 @@ def test_the_turn_net_tells_which_way_up_the_tokens_lie(seed):
     upright = location.rotated(turn) if turn else location
     cell = np.linalg.norm(np.float32(truth["grid_corners"][1]) - truth["grid_corners"][0]) / 15
     assert np.abs(np.float32(upright.grid_corners) - truth["grid_corners"]).max() < 0.5 * cell
+
+
+def test_a_doubtful_cell_is_seen_again_a_pixel_each_way():
+    """Cells the net gives less than ``look_again`` get the mean of its nine readings of the
+    crop moved by up to a pixel each way (the rim extended by its edge); the others keep
+    their one reading."""
+    img, _, location = _found("calculissimo", 31)
+    view = cellnet.BoardView.of(img, location)
+    once = cellnet.read_probabilities(view, "calculissimo")
+    again = cellnet.read_probabilities(view, "calculissimo", look_again=0.9)
+    doubtful = once.max(-1) < 0.9
+    assert 0 < doubtful.sum() < 0.2 * doubtful.size
+    np.testing.assert_array_equal(again[~doubtful], once[~doubtful])
+    net, p, edged = cellnet.load("calculissimo"), cellnet.CELL_PX, np.pad(
+        view.padded, ((1, 1), (1, 1), (0, 0)), mode="edge")
+    for r, c in zip(*np.nonzero(doubtful)):
+        crops = np.stack([edged[1 + r * p + dy:1 + r * p + dy + cellnet.CROP_PX,
+                                1 + c * p + dx:1 + c * p + dx + cellnet.CROP_PX]
+                          for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
+        np.testing.assert_allclose(again[r, c], net.probabilities(crops, view.norm).mean(0),
+                                   atol=1e-5)
+
+
+@pytest.mark.parametrize("game, seed, cell, value", [
+    ("mixmath", 255330161, (7, 3), 60),          # the glyph reader: 64 at 0.61
+    ("calculissimo", 1244100186, (7, 5), "6"),   # the glyph reader: 8 at 0.62
+])
+def test_a_fairly_sure_net_overrules_a_doubtful_glyph_reading(game, seed, cell, value):
+    """Seeded tier-2 renders (held-out fonts): the net gives the right value at least 0.7
+    (not surely) where the glyph reader is below 0.8 (not below 0.6): the net's answer is
+    taken, and every cell is right."""
+    from dataclasses import replace
+
+    from samples.render import sample_photo
+    from vision import tiles
+    from vision.reader import read_board
+    img, truth, _ = sample_photo(game, 2, seed, fonts="held_out", hand=False,
+                                 resolution=(1920, 1080))
+    assert truth["cells"][cell[0]][cell[1]] == value
+    no_fair = read_board(img, game, config=replace(tiles.TilesConfig(), cellnet_fair=None))
+    assert no_fair.cells[cell[0]][cell[1]] != value
+    assert read_board(img, game).cells == truth["cells"]
+
+
+def test_tesseract_does_not_turn_back_an_answer_the_net_gave():
+    """A seeded tier-2 Mixmath render (held-out font): the glyph reader reads 56 at 0.17
+    where a 30 lies, the net 30 at 0.7, taken; Tesseract, asked only about the glyph
+    reader's doubts that still stand, leaves it (it read 56 there)."""
+    from dataclasses import replace
+
+    from samples.render import sample_photo
+    from vision import tiles
+    from vision.reader import read_board
+    img, truth, _ = sample_photo("mixmath", 2, 931123373, fonts="held_out", hand=False,
+                                 resolution=(1920, 1080))
+    assert truth["cells"][6][1] == 30
+    glyphs = read_board(img, "mixmath", config=replace(tiles.TilesConfig(), use_cellnet=False))
+    assert glyphs.cells[6][1] != 30
+    assert read_board(img, "mixmath").cells == truth["cells"]

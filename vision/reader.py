@@ -154,13 +154,14 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     calibrated = getattr(kw["profile"], "glyphs", None) is not None
     if view is not None:
         t4 = time.perf_counter()
-        probs = cellnet.read_probabilities(view, game)
+        probs = cellnet.read_probabilities(view, game, tiles_cfg.cellnet_look_again)
         if probs is not None and not calibrated:
             known = cellnet.sure_values(probs, classes, tiles_cfg.cellnet_sure)
         stage_ms["cells.net"] = view_ms + (time.perf_counter() - t4) * 1000
     read = tiles.read_grid(grid, game, **kw, stats=stats, known=known)
     glyphs_unsure = read.confidence < tiles_cfg.unsure_below
     if probs is not None:   # before Tesseract: what the net settles it need not
+        glyph_cells = [row[:] for row in read.cells]
         leave = read.occluded.copy()
         # a calibrated set's font was learned by the glyph reader, never seen by the net:
         # there the net only settles what the glyph reader is unsure of
@@ -169,7 +170,11 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
         cellnet.fuse(read.cells, read.confidence, leave, probs, classes,
                      tiles_cfg.cellnet_sure, tiles_cfg.cellnet_doubt,
                      blanks=tiles.blank_tiles_of(game),
-                     likely_joker=tiles_cfg.cellnet_likely_joker)
+                     likely_joker=tiles_cfg.cellnet_likely_joker,
+                     fair=tiles_cfg.cellnet_fair)
+        # where the net's answer was taken, Tesseract would mostly turn it back wrong
+        glyphs_unsure &= np.array([[a == b for a, b in zip(*rows)]
+                                   for rows in zip(glyph_cells, read.cells)])
     if tiles_cfg.use_tesseract:   # a tie-break for the glyph reader's doubts alone
         t4 = time.perf_counter()
         tiles.settle_unsure(grid, read, game, tiles_cfg, among=glyphs_unsure)

@@ -199,6 +199,10 @@ class TilesConfig:
     use_cellnet: bool = True            # weigh the reading with the cell net's (vision.cellnet)
     cellnet_sure: float = 0.97          # the net's answer is taken when it is this sure ...
     cellnet_doubt: float = 0.6          # ... or the glyph reading is less sure than this
+    cellnet_fair: tuple[float, float] | None = (0.7, 0.8)  # ... or the net is at least
+                                        # this sure and the glyph reading below that
+    cellnet_look_again: float | None = 0.9  # a cell the net gives less than this is seen
+                                        # again, its crop moved a pixel each way
     cellnet_likely_joker: float = 0.7   # a joker the net gives this much on a square the
                                         # glyph reader saw empty is put down while the
                                         # board has fewer than the set (None: never)
