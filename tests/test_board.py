@@ -307,6 +307,30 @@ def test_markers_alone_when_a_hand_covers_the_grid(hide, tolerance):
     assert _grid_error_cells(loc, g, mm_to_px) < tolerance
 
 
+def test_markers_the_whole_picture_search_missed_are_found_where_the_others_put_them():
+    """A seeded washed-out render of the print-and-play Calculissimo board: the search of
+    the whole picture reads only the two markers of one side, and the grid taken from them
+    lies a row and a half short on the far side; looked for there, up close, the other two
+    read, and the grid from all four lies within a hundredth of a cell of the truth."""
+    from samples.render import sample_photo
+    from vision import board as vb
+    img, truth, _ = sample_photo("calculissimo", 1, 4170505864, hand=False,
+                                 resolution=(1920, 1080))
+    cfg = vb.BoardConfig()
+    photo = vb._Photo(img, cfg.work_long_side)
+    seen = vb._markers_of(vb._detect_markers(photo.halving(0), cfg), "calculissimo",
+                          np.linalg.inv(photo.to_level(0)))
+    assert len(seen) == 2
+    from_two = vb._find_by_markers(photo, "calculissimo", board_geometry("calculissimo"),
+                                   seen, cfg)
+    true_corners = np.array(truth["grid_corners"])
+    cell = np.linalg.norm(true_corners[1] - true_corners[0]) / 15
+    assert np.abs(from_two.grid_corners - true_corners).max() > cell
+    loc = find_board(img, "calculissimo")
+    assert sorted(loc.details["markers"]) == ["BL", "BR", "TL", "TR"]
+    assert np.abs(loc.grid_corners - true_corners).max() < 0.01 * cell
+
+
 def _true_grid_h(g, mm_to_px) -> np.ndarray:
     """Image px -> grid units of the photographed board, from the true mm -> px map."""
     grid_to_mm = np.array([[g.cell_mm, 0, g.grid_origin_mm[0]],

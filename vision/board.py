@@ -288,6 +288,11 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
                 break
         if best_found:
             by_markers = _find_by_markers(photo, game, default_geometry, best_found, cfg)
+            more = _missing_markers(photo, by_markers, game, best_found, cfg) \
+                if len(best_found) < 4 else {}
+            if more:
+                by_markers = _find_by_markers(photo, game, default_geometry,
+                                              {**best_found, **more}, cfg)
             if loc is None or by_markers.quality >= loc.quality * 0.8:
                 loc = by_markers
     if loc is None:
@@ -1590,34 +1595,10 @@ def _search_corner_markers(photo: _Photo, loc: BoardLocation, game: str, g: Boar
         back = np.linalg.inv(_quarter_turn(k, rows, cols))
         places += [_apply(back, expected[c]) for c in expected]
     places = np.unique(np.round(np.array(places), 3), axis=0)
-    cell_full = _cell_px_of(grid_h, rows, cols)
-    marker_cells = g.marker_mm / g.cell_mm
-    inv = np.linalg.inv(grid_h)
-    zoom = min(_MARKER_MAX_ZOOM, _MARKER_PX / (marker_cells * cell_full))
     seen: dict[str, np.ndarray] = {}
     for centre in places:
-        half = marker_cells * 0.5 + 0.45
-        box = _apply(inv, centre + np.array([[-half, -half], [half, -half], [half, half],
-                                             [-half, half]]))
-        x0, y0 = np.floor(box.min(0)).astype(int)
-        x1, y1 = np.ceil(box.max(0)).astype(int)
-        x0, y0 = max(x0, 0), max(y0, 0)
-        x1, y1 = min(x1, photo.image.shape[1]), min(y1, photo.image.shape[0])
-        if x1 - x0 < 8 or y1 - y0 < 8:
-            continue
-        crop = photo.image[y0:y1, x0:x1]
-        if crop.ndim == 3:
-            crop = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
-        if zoom != 1.0:
-            crop = cv2.resize(crop, None, fx=zoom, fy=zoom,
-                              interpolation=cv2.INTER_AREA if zoom < 1 else cv2.INTER_LINEAR)
-        fx, fy = crop.shape[1] / (x1 - x0), crop.shape[0] / (y1 - y0)
-        back = np.array([[1 / fx, 0, x0 + 0.5 / fx - 0.5], [0, 1 / fy, y0 + 0.5 / fy - 0.5],
-                         [0, 0, 1.0]])
-        for marker, pts in _detect_markers(crop, cfg, roi=True):
-            corner = _corner_of_marker(marker, game)
-            if corner is not None:
-                seen.setdefault(corner, _apply(back, pts))
+        for corner, pts in _markers_around(photo, grid_h, g, centre, 0.45, game, cfg):
+            seen.setdefault(corner, pts)
     if not seen:
         return loc
     # the turn that puts every marker seen where its id says it is
@@ -1635,6 +1616,63 @@ def _search_corner_markers(photo: _Photo, loc: BoardLocation, game: str, g: Boar
         game, grid_h, g, quality=loc.quality / (0.75 if not loc.orientation_certain else 1),
         method="markers", orientation_certain=True,
         orientation_scores=np.array([1.0, 0, 0, 0]), details=details)
+
+
+def _markers_around(photo: _Photo, grid_h: np.ndarray, g: BoardGeometry, centre: np.ndarray,
+                    slack: float, game: str, cfg: BoardConfig, zooms: tuple = (1.0,)
+                    ) -> list[tuple[str, np.ndarray]]:
+    """[(corner, (4, 2) full px)]: ArUco's search in the box of a marker's side and
+    ``slack`` cells each way round ``centre`` (grid units of ``grid_h``), at the resolution
+    that shows a marker about _MARKER_PX across, then each of ``zooms`` times that until
+    one is seen."""
+    marker_cells = g.marker_mm / g.cell_mm
+    half = marker_cells * 0.5 + slack
+    box = _apply(np.linalg.inv(grid_h),
+                 centre + np.array([[-half, -half], [half, -half], [half, half], [-half, half]]))
+    x0, y0 = np.floor(box.min(0)).astype(int)
+    x1, y1 = np.ceil(box.max(0)).astype(int)
+    x0, y0 = max(x0, 0), max(y0, 0)
+    x1, y1 = min(x1, photo.image.shape[1]), min(y1, photo.image.shape[0])
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return []
+    crop = photo.image[y0:y1, x0:x1]
+    if crop.ndim == 3:
+        crop = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    fit = min(_MARKER_MAX_ZOOM,
+              _MARKER_PX / (marker_cells * _cell_px_of(grid_h, g.rows, g.cols)))
+    for zoom in zooms:
+        z = fit * zoom
+        img = crop if z == 1.0 else cv2.resize(
+            crop, None, fx=z, fy=z, interpolation=cv2.INTER_AREA if z < 1 else cv2.INTER_LINEAR)
+        fx, fy = img.shape[1] / (x1 - x0), img.shape[0] / (y1 - y0)
+        back = np.array([[1 / fx, 0, x0 + 0.5 / fx - 0.5], [0, 1 / fy, y0 + 0.5 / fy - 0.5],
+                         [0, 0, 1.0]])
+        out = [(corner, _apply(back, pts)) for marker, pts in _detect_markers(img, cfg, roi=True)
+               if (corner := _corner_of_marker(marker, game)) is not None]
+        if out:
+            return out
+    return []
+
+
+def _missing_markers(photo: _Photo, loc: BoardLocation, game: str,
+                     found: dict[str, np.ndarray], cfg: BoardConfig) -> dict[str, np.ndarray]:
+    """The markers the whole picture's search missed, looked for where the board found from
+    the others puts them (a washed-out or small marker ArUco outlines only up close; from
+    markers on one side the far side may be a row off, hence the slack), enlarged twice
+    if need be. Only a marker of the corner looked at counts."""
+    g = loc.geometry
+    gm = np.linalg.inv(_grid_to_mm(g))
+    more = {}
+    for corner in _CORNER_NAMES:
+        if corner in found:
+            continue
+        centre = _apply(gm, g.marker_corners_mm(corner)).mean(0)
+        for seen, pts in _markers_around(photo, loc.grid_homography, g, centre,
+                                         cfg.marker_search_slack, game, cfg, zooms=(1.0, 2.0)):
+            if seen == corner:
+                more[corner] = pts
+                break
+    return more
 
 
 def _read_markers(photo: _Photo, grid_h: np.ndarray, g: BoardGeometry, cfg: BoardConfig

@@ -126,6 +126,9 @@ class BoardConfig:
     marker_misfit_cells: float = 0.06
     """cells: a refinement on the grid lines that moves the grid further than this from
     the markers' corners is not taken."""
+    marker_search_slack: float = 2.5
+    """cells: a marker the whole picture's search missed is looked for this far round
+    where the markers found put it."""
     track_window: tuple[float, ...] = (0.25, 0.12)
     """cells: search windows when refining from the previous frame's location."""
     track_max_move: float = 0.3
