@@ -1658,20 +1658,31 @@ def _missing_markers(photo: _Photo, loc: BoardLocation, game: str,
                      found: dict[str, np.ndarray], cfg: BoardConfig) -> dict[str, np.ndarray]:
     """The markers the whole picture's search missed, looked for where the board found from
     the others puts them (a washed-out or small marker ArUco outlines only up close; from
-    markers on one side the far side may be a row off, hence the slack), enlarged twice
-    if need be. Only a marker of the corner looked at counts."""
+    markers on one side the far side may be a row or two off, hence the slack), enlarged
+    two or three times if need be. Only a marker of the corner looked at counts.
+
+    From one or two markers, a homography of their few close corners may throw the far
+    side cells off; a similarity of them (the board seen from above) is asked too."""
     g = loc.geometry
     gm = np.linalg.inv(_grid_to_mm(g))
+    guesses = [loc.grid_homography]
+    if len(found) < 3:
+        src = np.vstack([found[c] for c in found]).astype(np.float32)
+        dst = np.vstack([g.marker_corners_mm(c) for c in found]).astype(np.float32)
+        mm_to_px, _ = cv2.estimateAffinePartial2D(dst, src)
+        if mm_to_px is not None:
+            guesses.append(gm @ np.linalg.inv(np.vstack([mm_to_px, [0, 0, 1]])))
     more = {}
     for corner in _CORNER_NAMES:
-        if corner in found:
-            continue
         centre = _apply(gm, g.marker_corners_mm(corner)).mean(0)
-        for seen, pts in _markers_around(photo, loc.grid_homography, g, centre,
-                                         cfg.marker_search_slack, game, cfg, zooms=(1.0, 2.0)):
-            if seen == corner:
-                more[corner] = pts
+        for grid_h in guesses:
+            if corner in found or corner in more:
                 break
+            for seen, pts in _markers_around(photo, grid_h, g, centre, cfg.marker_search_slack,
+                                             game, cfg, zooms=(1.0, 2.0, 3.0)):
+                if seen == corner:
+                    more[corner] = pts
+                    break
     return more
 
 
