@@ -50,10 +50,14 @@ class Tally:
     cells_found: int = 0  # cells of the photos whose board was found
     not_found: int = 0
     flagged: int = 0  # photos reported as occluded
+    silent: int | None = None  # photos with a wrong cell shown as sure (None: no confidences)
     ms: list[float] = field(default_factory=list)
     confusions: Counter = field(default_factory=Counter)
 
-    def add(self, truth_cells, read_cells, ms: float | None, flagged: bool = False) -> None:
+    def add(self, truth_cells, read_cells, ms: float | None, flagged: bool = False,
+            unsure: set | None = None) -> None:
+        """One photo's reading (``read_cells`` None: no board found); ``unsure``: the cells
+        it shows the players to check, when the reader says."""
         self.photos += 1
         self.flagged += flagged
         if ms is not None:
@@ -62,17 +66,19 @@ class Tally:
             self.not_found += 1
             self.cells += sum(len(r) for r in truth_cells)
             return
-        wrong = 0
-        for t_row, r_row in zip(truth_cells, read_cells):
-            for t, r in zip(t_row, r_row):
+        wrong = []
+        for i, (t_row, r_row) in enumerate(zip(truth_cells, read_cells)):
+            for j, (t, r) in enumerate(zip(t_row, r_row)):
                 self.cells += 1
                 self.cells_found += 1
                 if t == r:
                     self.cells_right += 1
                 else:
-                    wrong += 1
+                    wrong.append((i, j))
                     self.confusions[(_show(t), _show(r))] += 1
-        self.photos_right += wrong == 0
+        self.photos_right += not wrong
+        if unsure is not None:
+            self.silent = (self.silent or 0) + any(cell not in unsure for cell in wrong)
 
     def row(self) -> dict:
         ms = sorted(self.ms)
@@ -82,6 +88,7 @@ class Tally:
             "cells": _pct(self.cells_right, self.cells, 3),
             "cells, board found": _pct(self.cells_right, self.cells_found, 3),
             "no board": self.not_found,
+            "silent errors": "-" if self.silent is None else _pct(self.silent, self.photos),
             "median ms": f"{statistics.median(ms):.0f}" if ms else "-",
             "p95 ms": f"{ms[min(len(ms) - 1, int(0.95 * len(ms)))]:.0f}" if ms else "-",
             "hot spots": ", ".join(f"{t}→{r} ×{n}" for (t, r), n in
@@ -101,13 +108,14 @@ def _pct(a: int, b: int, digits: int = 1) -> str:
 
 
 def boardsight_read(image: np.ndarray, game: str):
-    """(cells, ms, occluded?) with boardsight's reader; cells None when no board is found."""
+    """(cells, ms, occluded?, the cells shown unsure) with boardsight's reader; cells None
+    when no board is found."""
     t = time.perf_counter()
     try:
         reading = read_board(image, game)
     except BoardNotFound:
-        return None, (time.perf_counter() - t) * 1000, False
-    return reading.cells, reading.ms, bool(reading.occluded)
+        return None, (time.perf_counter() - t) * 1000, False, set()
+    return reading.cells, reading.ms, bool(reading.occluded), set(reading.unsure())
 
 
 def tesseract_only_read(image: np.ndarray, game: str):
@@ -159,15 +167,15 @@ def run(args) -> list[dict]:
             for i, (image, truth) in enumerate(_photos(game, tier, args.n, salt=salt,
                                                        resolution=RES_1080P, hand=False,
                                                        desc=label)):
-                cells, ms, flagged = boardsight_read(image, game)
-                ours.add(truth["cells"], cells, ms, flagged)
+                cells, ms, flagged, unsure = boardsight_read(image, game)
+                ours.add(truth["cells"], cells, ms, flagged, unsure)
                 if i < args.baseline_n:
                     cells, ms, _ = tesseract_only_read(image, game)
                     baseline.add(truth["cells"], cells, ms)
             for image, truth in _photos(game, tier, args.big_n, salt=salt + 50,
                                         resolution=RES_12MP, hand=False, desc=label + " 12MP"):
-                cells, ms, flagged = boardsight_read(image, game)
-                big.add(truth["cells"], cells, ms, flagged)
+                cells, ms, flagged, unsure = boardsight_read(image, game)
+                big.add(truth["cells"], cells, ms, flagged, unsure)
             rows.append({"set": label, "reader": "boardsight 1080p", **ours.row(),
                          "wrongly flagged": _pct(ours.flagged, ours.photos)})
             rows.append({"set": label, "reader": "boardsight 12 MP", **big.row(),
@@ -182,7 +190,7 @@ def run(args) -> list[dict]:
                                             salt=GAMES.index(game) + 100,
                                             resolution=RES_1080P, hand=True,
                                             desc=f"{game} tier {tier} hands"):
-                    cells, ms, flagged = boardsight_read(image, game)
+                    cells, ms, flagged, _ = boardsight_read(image, game)
                     # A hand that hides the board entirely is rejected too (no board).
                     hands.add(_truth_cells(truth), cells, ms, flagged or cells is None)
         rows.append({"set": "hand over the board", "reader": "boardsight 1080p",
@@ -193,8 +201,8 @@ def run(args) -> list[dict]:
         for name, t in tqdm(sorted(truth.items()), desc="real Mathable", leave=False,
                             file=sys.stderr):
             image = cv2.imread(str(REAL / name))
-            cells, ms, flagged = boardsight_read(image, "mixmath")
-            real.add(t["cells"], cells, ms, flagged)
+            cells, ms, flagged, unsure = boardsight_read(image, "mixmath")
+            real.add(t["cells"], cells, ms, flagged, unsure)
         rows.append({"set": "real Mathable photos (4080×3072)", "reader": "boardsight",
                      **real.row(), "wrongly flagged": _pct(real.flagged, real.photos)})
     return rows
@@ -228,7 +236,7 @@ def main(argv=None) -> int:
     cv2.setNumThreads(1)  # one core, as the targets are stated
     started = time.time()
     table = markdown(run(args), ["set", "reader", "photos", "all right", "cells",
-                                 "cells, board found", "no board",
+                                 "cells, board found", "no board", "silent errors",
                                  "median ms", "p95 ms", "wrongly flagged", "flagged",
                                  "hot spots"])
     table += f"\n\n(bench.vision, {time.time() - started:.0f} s; {' '.join(sys.argv[1:])})\n"

@@ -135,13 +135,13 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def format_reading(reading) -> str:
     """The reading as a text grid for people: unsure cells marked with '?', hidden ones '#'."""
     hidden = set(map(tuple, reading.occluded))
+    unsure = set(reading.unsure()) - hidden
     lines = [f"{reading.game} {reading.rows}x{reading.cols}, read in {reading.ms:.0f} ms"]
     for r, row in enumerate(reading.cells):
         out = []
         for c, value in enumerate(row):
             text = "#" if (r, c) in hidden else ("." if value is None else str(value))
-            unsure = reading.confidence[r][c] < 0.9 and (r, c) not in hidden
-            out.append(f"{text + ('?' if unsure else ''):>4}")
+            out.append(f"{text + ('?' if (r, c) in unsure else ''):>4}")
         lines.append("".join(out))
     if hidden:
         lines.append(f"{len(hidden)} cells hidden by a hand or object: take the photo again")

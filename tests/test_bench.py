@@ -24,6 +24,17 @@ def test_tally_counts_photos_cells_and_the_cells_of_boards_found():
     assert t.flagged == 1
 
 
+def test_silent_errors_are_wrong_cells_the_reader_showed_as_sure():
+    t = Tally()
+    truth = [[None, 5], [7, None]]
+    t.add(truth, [[None, 5], [1, None]], 10.0, unsure={(1, 0)})   # its error shown unsure
+    t.add(truth, [[None, 5], [1, 2]], 10.0, unsure={(1, 0)})      # (1, 1) wrong, shown sure
+    t.add(truth, [[None, 5], [7, None]], 10.0, unsure={(0, 1)})   # right, a doubt shown
+    t.add(truth, None, 10.0, unsure=set())                        # no board: said so
+    assert t.row()["silent errors"] == "25.0 %"
+    assert Tally().row()["silent errors"] == "-"                  # a reader with no doubts
+
+
 def test_a_symmetric_board_found_any_way_up_is_found():
     # an empty Calculissimo board looks the same every way up (its layout is symmetric);
     # a token on it, or Mixmath's signs and centre numbers, tell the turn

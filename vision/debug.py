@@ -10,10 +10,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .reading import BoardReading
+from .reading import UNSURE_BELOW, BoardReading
 
 SURE, UNSURE, HIDDEN, GRID = (60, 200, 60), (40, 40, 235), (0, 150, 255), (255, 200, 0)
-UNSURE_BELOW = 0.9
 
 
 def cell_map(reading: BoardReading) -> np.ndarray:
@@ -67,7 +66,7 @@ def draw_reading(image_bgr: np.ndarray, reading: BoardReading, max_side: int = 1
         cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, font_scale, (0, 0, 0), 4, cv2.LINE_AA)
         cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, font_scale, colour, 2, cv2.LINE_AA)
     caption = (f"{reading.game}: {sum(v is not None for row in reading.cells for v in row)} "
-               f"pieces, {len(reading.unsure(UNSURE_BELOW))} unsure, {len(hidden)} hidden, "
+               f"pieces, {len(reading.unsure())} unsure, {len(hidden)} hidden, "
                f"{reading.ms:.0f} ms")
     cv2.putText(out, caption, (10, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 0), 4, cv2.LINE_AA)
     cv2.putText(out, caption, (10, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255, 255, 255), 2,

@@ -20,6 +20,9 @@ from typing import Any
 
 import numpy as np
 
+UNSURE_BELOW = 0.9
+"""A cell read with less confidence than this is shown to the players: "check this cell"."""
+
 CellValue = int | str | None
 """A Mixmath number, a Calculissimo token ("0".."9", "+", "-", "x", "/", "?"), or None."""
 
@@ -80,7 +83,7 @@ class BoardReading:
         """True when something (a hand) hides part of the board: do not trust this frame."""
         return bool(self.occluded)
 
-    def unsure(self, threshold: float = 0.9) -> list[tuple[int, int]]:
+    def unsure(self, threshold: float = UNSURE_BELOW) -> list[tuple[int, int]]:
         """Cells read with a confidence below ``threshold`` ("check this cell")."""
         return [(int(r), int(c)) for r, c in np.argwhere(self.confidence < threshold)]
 
