@@ -288,11 +288,12 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
                 break
         if best_found:
             by_markers = _find_by_markers(photo, game, default_geometry, best_found, cfg)
-            more = _missing_markers(photo, by_markers, game, best_found, cfg) \
-                if len(best_found) < 4 else {}
-            if more:
-                by_markers = _find_by_markers(photo, game, default_geometry,
-                                              {**best_found, **more}, cfg)
+            while len(best_found) < 4:   # each marker found up close guides the next
+                more = _missing_markers(photo, by_markers, game, best_found, cfg)
+                if not more:
+                    break
+                best_found = {**best_found, **more}
+                by_markers = _find_by_markers(photo, game, default_geometry, best_found, cfg)
             if loc is None or by_markers.quality >= loc.quality * 0.8:
                 loc = by_markers
     if loc is None:
