@@ -2,12 +2,14 @@
 
 Stages (their ms are in ``BoardReading.stage_ms``): ``find`` (locate the board and which
 side is up, :func:`vision.board.find_board`), ``rectify`` (the playing grid top-down,
-:func:`vision.board.rectify_grid`) and ``cells`` (every cell read,
+:func:`vision.board.rectify_grid`), ``orient`` (only on a board its own features leave
+the same every way up: the turn its tokens lie upright at, :func:`_upright_turn`) and
+``cells`` (every cell read,
 :func:`vision.tiles.read_cells`; its own steps are ``cells.net`` (the cell net,
 :mod:`vision.cellnet`: the tiles it is sure of the glyph reader need not cut nor
 classify, and its reading is weighed with the glyph reading), ``cells.stats``,
-``cells.segment``, ``cells.classify`` and, only when some cell was unsure,
-``cells.tesseract``).
+``cells.segment``, ``cells.classify`` and, only where the glyph reader's doubt stands
+against the net's other answer, ``cells.tesseract``).
 
     reading = read_board(cv2.imread("photo.jpg"), "mixmath")
     print(reading.dumps())
