@@ -1674,16 +1674,15 @@ def _missing_markers(photo: _Photo, loc: BoardLocation, game: str,
         if mm_to_px is not None:
             guesses.append(gm @ np.linalg.inv(np.vstack([mm_to_px, [0, 0, 1]])))
     more = {}
-    for corner in _CORNER_NAMES:
+    for corner in (c for c in _CORNER_NAMES if c not in found):
         centre = _apply(gm, g.marker_corners_mm(corner)).mean(0)
         for grid_h in guesses:
-            if corner in found or corner in more:
+            pts = next((pts for seen, pts in _markers_around(
+                photo, grid_h, g, centre, cfg.marker_search_slack, game, cfg,
+                zooms=(1.0, 2.0, 3.0)) if seen == corner), None)
+            if pts is not None:
+                more[corner] = pts
                 break
-            for seen, pts in _markers_around(photo, grid_h, g, centre, cfg.marker_search_slack,
-                                             game, cfg, zooms=(1.0, 2.0, 3.0)):
-                if seen == corner:
-                    more[corner] = pts
-                    break
     return more
 
 
