@@ -49,3 +49,31 @@ def test_a_symmetric_board_found_any_way_up_is_found():
     mixmath = {"game": "mixmath", "rows": 14, "cols": 14, "grid_corners": true,
                "cells": [[None] * 14 for _ in range(14)]}
     assert corner_error(np.roll(np.array(true), 2, axis=0), mixmath) == 300.0
+
+
+def test_the_fusion_bench_replays_the_readers_own_weighing():
+    """What bench.fusion replays from a read's trace is what the reader made of it (with
+    Tesseract's tie-break, which it does not replay, off); and taking a rule out changes
+    nothing else: the net alone is the net's likeliest class wherever it may speak."""
+    from dataclasses import replace
+
+    from bench.fusion import Read, score, weighed
+    from samples.render import sample_photo
+    from vision import board, cellnet, tiles
+    from vision.reader import read_located
+    img, truth, _ = sample_photo("calculissimo", 2, 1244100186, fonts="held_out", hand=False,
+                                 resolution=(1920, 1080))
+    cfg = replace(tiles.TilesConfig(), use_tesseract=False)
+    trace: dict = {}
+    reading = read_located(img, "calculissimo", board.find_board(img, "calculissimo"),
+                           config=cfg, trace=trace)
+    assert set(trace) == {"glyph_cells", "glyph_confidence", "leave", "probs", "probs_once"}
+    read = Read("calculissimo", truth["cells"], trace)
+    assert weighed(read, cfg) == reading.cells
+    assert score([read], cfg) == (1, 0)                       # (the fair-rule test's photo)
+    assert score([read], replace(cfg, cellnet_fair=None))[0] == 0
+    net = weighed(read, replace(cfg, cellnet_sure=0.0))
+    classes = cellnet.CLASSES["calculissimo"]
+    best = trace["probs"].argmax(-1)
+    assert all(net[r][c] == classes[best[r, c]] for r in range(15) for c in range(15)
+               if not trace["leave"][r, c] and classes[best[r, c]] != "?")

@@ -130,11 +130,14 @@ def read_board(image_bgr: np.ndarray, game: str, *, profile: Any = None,
 
 def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = None,
                  config: Any = None, stage_ms: dict | None = None,
-                 t0: float | None = None) -> BoardReading:
+                 t0: float | None = None, trace: dict | None = None) -> BoardReading:
     """Read the cells of a board already found (``location``, a
     :class:`vision.board.BoardLocation`): the rest of :func:`read_board` after ``find``
     (``bench.cells`` reads with the true location this way). ``stage_ms`` and ``t0``
-    carry on the timing of a read that began earlier."""
+    carry on the timing of a read that began earlier. ``trace`` (a dict) receives what
+    the glyph reader and the net said before they were weighed (``bench.fusion`` replays
+    the weighing): ``glyph_cells``, ``glyph_confidence``, ``leave``, ``probs`` and
+    ``probs_once`` (the net's, without its second look)."""
     from . import board
 
     t0 = time.perf_counter() if t0 is None else t0
@@ -182,6 +185,11 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
         # there the net only settles what the glyph reader is unsure of
         if calibrated:
             leave |= read.confidence >= tiles_cfg.cellnet_doubt
+        if trace is not None:
+            trace.update(glyph_cells=[row[:] for row in read.cells],
+                         glyph_confidence=read.confidence.copy(), leave=leave.copy(),
+                         probs=probs.copy(),
+                         probs_once=cellnet.read_probabilities(view, game))
         cellnet.fuse(read.cells, read.confidence, leave, probs, classes,
                      tiles_cfg.cellnet_sure, tiles_cfg.cellnet_doubt,
                      blanks=tiles.blank_tiles_of(game),
