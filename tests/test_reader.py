@@ -95,3 +95,16 @@ def test_an_empty_symmetric_board_is_turned_the_way_its_labels_read(azimuth):
     cell_px = truth["camera"]["min_cell_px"]
     assert np.abs(reading.grid_corners - np.array(truth["grid_corners"])).max() < 0.25 * cell_px
     assert reading.cells == cells
+
+
+def test_the_reader_keeps_blas_to_one_thread():
+    """The speed targets are for one core: importing vision, first thing in a fresh
+    interpreter, limits numpy's BLAS to one thread (threadpoolctl limits only a BLAS
+    already loaded)."""
+    import subprocess
+    import sys
+    code = ("import vision; from threadpoolctl import threadpool_info; "
+            "print([i['num_threads'] for i in threadpool_info() if i['user_api'] == 'blas'])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[1]"
