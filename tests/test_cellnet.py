@@ -34,6 +34,22 @@ def test_the_matrix_product_convolution_is_a_convolution(k, stride):
     np.testing.assert_allclose(got, _naive_conv(x, w, b, stride), rtol=1e-4, atol=1e-4)
 
 
+def test_uint8_crops_convolve_as_their_float_values_with_a_padding_colour():
+    """The first layer takes the crops as they are (uint8, converted in the padding copy)
+    and pads them with the board's median colour, per channel."""
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 256, (2, 8, 8, 3), dtype=np.uint8)
+    w = rng.normal(size=(27, 4)).astype(np.float32)
+    b = rng.normal(size=4).astype(np.float32)
+    pad = np.float32([100.5, 20.0, 3.0])
+    got = cellnet._conv(x, w, b, 2, pad)
+    padded = np.broadcast_to(pad, (2, 10, 10, 3)).copy()
+    padded[:, 1:-1, 1:-1] = x
+    # the float crops padded by hand: each stride-2 output is a full window inside them
+    want = _naive_conv(padded, w.reshape(3, 3, 3, 4), b, 1)[:, 1:-1:2, 1:-1:2]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+
+
 def test_each_crop_is_its_cell_with_a_rim_of_its_neighbours():
     rows, cols, p, m = 3, 4, cellnet.CELL_PX, cellnet.MARGIN_PX
     padded = np.zeros((rows * p + 2 * m, cols * p + 2 * m, 3), np.uint8)

@@ -163,7 +163,8 @@ def _conv(x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: int,
     k = int(round(np.sqrt(w.shape[0] // c)))
     pad = k // 2
     xp = np.empty((n, h + 2 * pad, wd + 2 * pad, c), np.float32)
-    xp[...] = pad_value
+    if pad:   # only the rim: the inside is x (uint8 crops are converted in the copy)
+        xp[:, :pad], xp[:, -pad:], xp[:, :, :pad], xp[:, :, -pad:] = (pad_value,) * 4
     xp[:, pad:pad + h, pad:pad + wd] = x
     ho, wo = (h + stride - 1) // stride, (wd + stride - 1) // stride
     sn, sh, sw, sc = xp.strides
@@ -191,7 +192,7 @@ class CellNet:
         taps = w0.shape[0] // 3
         w0 = w0 / np.tile(spread, taps)[:, None]
         b0 = b0 - np.tile(med, taps) @ w0
-        x = _conv(crops.astype(np.float32), w0, b0, 2, med)
+        x = _conv(crops, w0, b0, 2, med)
         for i in range(1, len(CONVS)):
             x = _conv(x, self.w[f"conv{i}.w"], self.w[f"conv{i}.b"], 2)
         x = x.reshape(len(x), -1)
