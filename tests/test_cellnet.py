@@ -224,13 +224,13 @@ def test_the_turn_net_tells_which_way_up_the_tokens_lie(seed):
 
 
 def test_a_doubtful_cell_is_seen_again_a_pixel_each_way():
-    """Cells the net gives less than ``look_again`` get the mean of its nine readings of the
+    """Cells the net gives less than ``below`` get the mean of its nine readings of the
     crop moved by up to a pixel each way (the rim extended by its edge); the others keep
     their one reading."""
     img, _, location = _found("calculissimo", 31)
     view = cellnet.BoardView.of(img, location)
     once = cellnet.read_probabilities(view, "calculissimo")
-    again = cellnet.read_probabilities(view, "calculissimo", look_again=0.9)
+    again = cellnet.second_look(view, "calculissimo", once, 0.9)
     doubtful = once.max(-1) < 0.9
     assert 0 < doubtful.sum() < 0.2 * doubtful.size
     np.testing.assert_array_equal(again[~doubtful], once[~doubtful])

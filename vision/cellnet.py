@@ -242,30 +242,35 @@ def turn_scores(view: BoardView, game: str, cells: np.ndarray) -> np.ndarray | N
     return np.array([logp[:, -t % 4].mean() for t in range(4)])
 
 
+def read_probabilities(view: BoardView, game: str) -> np.ndarray | None:
+    """(rows, cols, classes) the net's probabilities for every cell of the board in
+    ``view``, or None when ``game`` has no net."""
+    net = load(game)
+    if net is None:
+        return None
+    return net.probabilities(view.crops(), view.norm).reshape(view.rows, view.cols, -1)
+
+
 SECOND_LOOK = tuple((dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx)
 """The crops' shifts (pixels of CELL_PX) a doubtful cell is seen again at."""
 
 
-def read_probabilities(view: BoardView, game: str, look_again: float | None = None
-                       ) -> np.ndarray | None:
-    """(rows, cols, classes) the net's probabilities for every cell of the board in
-    ``view``, or None when ``game`` has no net. A cell whose likeliest class has less than
-    ``look_again`` is seen again with its crop moved a pixel each way (SECOND_LOOK) and
-    gets the mean of the nine: the finder leaves the grid a pixel or so off, and a glyph
-    cut by the crop's edge, or a ÷ whose dots fall on the net's stride, reads better so
-    (on development photos, ~7 cells a board, a third fewer boards with a net misread)."""
-    net = load(game)
-    if net is None:
-        return None
-    probs = net.probabilities(view.crops(), view.norm).reshape(view.rows, view.cols, -1)
-    if look_again is not None:
-        doubtful = probs.max(-1) < look_again
-        if doubtful.any():
-            crops = view.shifted_crops(doubtful, SECOND_LOOK)
-            more = net.probabilities(crops.reshape(-1, *crops.shape[2:]), view.norm)
-            probs[doubtful] = (probs[doubtful] + more.reshape(len(SECOND_LOOK), -1,
-                               probs.shape[-1]).sum(0)) / (1 + len(SECOND_LOOK))
-    return probs
+def second_look(view: BoardView, game: str, probs: np.ndarray, below: float) -> np.ndarray:
+    """``probs`` (of :func:`read_probabilities`) with every cell whose likeliest class has
+    less than ``below`` seen again: the mean of the net's nine readings of its crop, as it
+    was and moved a pixel each way (SECOND_LOOK). The finder leaves the grid a pixel or so
+    off, and a glyph cut by the crop's edge, or a ÷ whose dots fall on the net's stride,
+    reads better so (on development photos, ~7 cells a board, a third fewer boards with a
+    net misread)."""
+    doubtful = probs.max(-1) < below
+    if not doubtful.any():
+        return probs
+    crops = view.shifted_crops(doubtful, SECOND_LOOK)
+    more = load(game).probabilities(crops.reshape(-1, *crops.shape[2:]), view.norm)
+    out = probs.copy()
+    out[doubtful] = (probs[doubtful] + more.reshape(len(SECOND_LOOK), -1, probs.shape[-1])
+                     .sum(0)) / (1 + len(SECOND_LOOK))
+    return out
 
 
 def _top(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

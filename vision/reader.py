@@ -91,8 +91,8 @@ def _disputed(glyph_cells: list[list], fused_cells: list[list], net_says: np.nda
     >>> _disputed([[12, 7, None]], [[12, 1, None]], np.array([[30, 1, None]], dtype=object))
     array([[ True, False, False]])
     """
-    return np.array([[g == f != n for g, f, n in zip(*rows)]
-                     for rows in zip(glyph_cells, fused_cells, net_says)])
+    glyph, fused = np.array(glyph_cells, dtype=object), np.array(fused_cells, dtype=object)
+    return (glyph == fused) & (fused != net_says)
 
 
 def read_board(image_bgr: np.ndarray, game: str, *, profile: Any = None,
@@ -172,7 +172,9 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     calibrated = getattr(kw["profile"], "glyphs", None) is not None
     if view is not None:
         t4 = time.perf_counter()
-        probs = cellnet.read_probabilities(view, game, tiles_cfg.cellnet_look_again)
+        probs_once = probs = cellnet.read_probabilities(view, game)
+        if probs is not None and tiles_cfg.cellnet_look_again is not None:
+            probs = cellnet.second_look(view, game, probs, tiles_cfg.cellnet_look_again)
         if probs is not None and not calibrated:
             known = cellnet.sure_values(probs, classes, tiles_cfg.cellnet_sure)
         stage_ms["cells.net"] = view_ms + (time.perf_counter() - t4) * 1000
@@ -186,10 +188,8 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
         if calibrated:
             leave |= read.confidence >= tiles_cfg.cellnet_doubt
         if trace is not None:
-            trace.update(glyph_cells=[row[:] for row in read.cells],
-                         glyph_confidence=read.confidence.copy(), leave=leave.copy(),
-                         probs=probs.copy(),
-                         probs_once=cellnet.read_probabilities(view, game))
+            trace.update(glyph_cells=glyph_cells, glyph_confidence=read.confidence.copy(),
+                         leave=leave.copy(), probs=probs, probs_once=probs_once)
         cellnet.fuse(read.cells, read.confidence, leave, probs, classes,
                      tiles_cfg.cellnet_sure, tiles_cfg.cellnet_doubt,
                      blanks=tiles.blank_tiles_of(game),
