@@ -13,8 +13,9 @@ row's difference from the first; the replay is cheap, so a new rule or threshold
 judged on a few hundred photos in seconds once they are read (the rules of
 ``TilesConfig.cellnet_*`` were chosen so, on one set of seeds, and checked on another).
 
-The replay stops at the weighing: Tesseract's tie-break after it is not replayed, so the
-first row can differ from the end-to-end reading by a cell or two.
+The replay is the weighing and then the set's counts (:func:`vision.cellnet.keep_to_set`);
+Tesseract's tie-break between them is not replayed, so the first row can differ from the
+end-to-end reading by a cell or two.
 """
 
 from __future__ import annotations
@@ -71,11 +72,14 @@ def weighed(read: Read, cfg: tiles.TilesConfig, second_look: bool = True) -> lis
     """The cells ``fuse`` makes of one read under ``cfg`` (``second_look`` False: the net's
     probabilities without its second look)."""
     t = read.trace
-    cells = copy.deepcopy(t["glyph_cells"])
-    cellnet.fuse(cells, t["glyph_confidence"].copy(), t["leave"],
-                 t["probs"] if second_look else t["probs_once"], cellnet.CLASSES[read.game],
+    cells, confidence = copy.deepcopy(t["glyph_cells"]), t["glyph_confidence"].copy()
+    probs = t["probs"] if second_look else t["probs_once"]
+    cellnet.fuse(cells, confidence, t["leave"], probs, cellnet.CLASSES[read.game],
                  cfg.cellnet_sure, cfg.cellnet_doubt, blanks=tiles.blank_tiles_of(read.game),
                  likely_joker=cfg.cellnet_likely_joker, fair=cfg.cellnet_fair)
+    if cfg.cellnet_set_counts:
+        cellnet.keep_to_set(cells, confidence, probs, cellnet.CLASSES[read.game],
+                            tiles.tile_counts_of(read.game))
     return cells
 
 
@@ -84,7 +88,8 @@ VARIANTS = {
     "no second look": ({}, False),
     "no fair-net rule": ({"cellnet_fair": None}, True),
     "no likely jokers": ({"cellnet_likely_joker": None}, True),
-    "the net alone": ({"cellnet_sure": 0.0}, True),
+    "no set counts": ({"cellnet_set_counts": False}, True),
+    "the net alone": ({"cellnet_sure": 0.0, "cellnet_set_counts": False}, True),
 }
 """name -> (TilesConfig changes, with the net's second look?)."""
 

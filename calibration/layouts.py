@@ -69,6 +69,25 @@ def blank_tiles(game: str) -> int:
     return int(definition.get("blanks", definition.get("jokers", 0)))
 
 
+def tile_counts(game: str) -> dict:
+    """{value: how many tiles of it ``game``'s set has}, values as ``boardsight read``
+    writes them (Mixmath's numbers, Calculissimo's tokens as text), the blank tiles as
+    "?". No board holds more of a value than that.
+
+    >>> counts = tile_counts("calculissimo")
+    >>> counts["+"], counts["/"], counts["?"], tile_counts("mixmath")[81], sum(counts.values())
+    (9, 6, 4, 1, 96)
+    """
+    definition = load_definition(game)
+    if "tiles" in definition:
+        counts = {int(v): int(n) for v, n in definition["tiles"].items()}
+    else:
+        counts = {str(v): int(n) for v, n in definition.get("tokens", {}).items()}
+    if blank_tiles(game):
+        counts["?"] = blank_tiles(game)
+    return counts
+
+
 def fixed_numbers(game: str) -> dict[tuple[int, int], int]:
     """{(row, col): number} of the numbers printed on the board as tiles: the digits in
     the central 2 x 2 block of the layout (Mixmath's 1 2 3 4; "2" and "3" elsewhere are

@@ -260,9 +260,52 @@ def test_a_fairly_sure_net_overrules_a_doubtful_glyph_reading(game, seed, cell, 
     img, truth, _ = sample_photo(game, 2, seed, fonts="held_out", hand=False,
                                  resolution=(1920, 1080))
     assert truth["cells"][cell[0]][cell[1]] == value
-    no_fair = read_board(img, game, config=replace(tiles.TilesConfig(), cellnet_fair=None))
+    # (the set's counts alone mend the Mixmath one too: its 64 is on the board already)
+    no_fair = read_board(img, game, config=replace(tiles.TilesConfig(), cellnet_fair=None,
+                                                   cellnet_set_counts=False))
     assert no_fair.cells[cell[0]][cell[1]] != value
     assert read_board(img, game).cells == truth["cells"]
+
+
+def test_keep_to_set_moves_the_least_likely_of_too_many():
+    """Three + where the set has one: the two the net gives the least odds against
+    another answer with room take it (a ÷, then an empty square once both ÷ are down),
+    no surer than the net is of it; the one it is sure of stays."""
+    cells = [["+", "+", "+", "/"]]
+    conf = np.array([[0.99, 0.7, 0.6, 0.95]])
+    probs = np.array([[[0.0, 0.99, 0.01], [0.05, 0.6, 0.35], [0.3, 0.6, 0.1],
+                       [0.0, 0.05, 0.95]]])
+    cellnet.keep_to_set(cells, conf, probs, (None, "+", "/"), {"+": 1, "/": 2})
+    assert cells == [["+", "/", None, "/"]]
+    assert conf.round(2).tolist() == [[0.99, 0.35, 0.3, 0.95]]
+
+
+@pytest.mark.parametrize("game, seed, cell, value", [
+    ("calculissimo", 1742510280, (7, 8), "/"),   # a blurred ÷ read as the board's tenth +
+    ("mixmath", 1286726432, (5, 4), 13),         # a 13 read as a second 18
+])
+def test_no_more_tiles_of_a_value_than_the_set_has(game, seed, cell, value):
+    """Seeded tier-2 renders (held-out fonts, dev seeds 615 000): without the set's counts
+    a tile is read as a value the set has no more of; with them every cell is right and
+    the mended one is shown unsure."""
+    from collections import Counter
+    from dataclasses import replace
+
+    from samples.render import sample_photo
+    from vision import tiles
+    from vision.reader import read_board
+    from vision.reading import UNSURE_BELOW
+    img, truth, _ = sample_photo(game, 2, seed, fonts="held_out", hand=False,
+                                 resolution=(1920, 1080))
+    assert truth["cells"][cell[0]][cell[1]] == value
+    counts = tiles.tile_counts_of(game)
+    off = read_board(img, game, config=replace(tiles.TilesConfig(), cellnet_set_counts=False))
+    misread = off.cells[cell[0]][cell[1]]
+    assert misread != value
+    assert Counter(v for row in off.cells for v in row)[misread] > counts[misread]
+    on = read_board(img, game)
+    assert on.cells == truth["cells"]
+    assert on.confidence[cell] < UNSURE_BELOW
 
 
 def test_tesseract_does_not_turn_back_an_answer_the_net_gave():

@@ -48,6 +48,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -361,6 +362,42 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
                 break
             cells[r][c], confidence[r, c] = mine, conf
             extra -= 1
+
+
+def keep_to_set(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
+                classes: tuple, counts: dict) -> None:
+    """No board holds more tiles of a value than the set has (``counts``: value -> tiles).
+    While more cells read a value than that, one of them is wrong: of those, the cell the
+    net gives the least odds for the value against another answer (a value with tiles
+    left, or an empty square) takes that answer, as unsure as the net is of it. ``cells``
+    and ``confidence`` change in place; readings the net has no class for (a Mixmath
+    blank) stay. (Dev photos, tier 2: +1..+5 photos all right a set of 100, none lost;
+    most of it a blurred ÷ read as + on a board with all nine + down.)
+
+    >>> cells, conf = [["+", "+", "/", None]], np.array([[0.9, 0.8, 0.9, 1.0]])
+    >>> probs = np.array([[[0, 0.9, 0.1], [0.1, 0.5, 0.4], [0, 0.1, 0.9], [1, 0, 0]]])
+    >>> keep_to_set(cells, conf, probs, (None, "+", "/"), {"+": 1, "/": 2})
+    >>> cells, conf.round(2).tolist()
+    ([['+', '/', '/', None]], [[0.9, 0.4, 0.9, 1.0]])
+    """
+    index = {v: i for i, v in enumerate(classes)}
+    tally = Counter(v for row in cells for v in row if v is not None)
+    log_p = np.log(probs + 1e-6)
+    while True:
+        over = {v for v, n in tally.items() if v in index and n > counts.get(v, n)}
+        if not over:
+            return
+        room = np.array([v is None or tally[v] < counts.get(v, tally[v] + 1) for v in classes])
+        at = [(r, c) for r, row in enumerate(cells) for c, v in enumerate(row) if v in over]
+        r, c = np.array(at).T
+        mine = log_p[r, c, [index[cells[i][j]] for i, j in at]]
+        odds = np.where(room, mine[:, None] - log_p[r, c], np.inf)   # (cells, classes)
+        i, k = np.unravel_index(np.argmin(odds), odds.shape)
+        tally[cells[r[i]][c[i]]] -= 1
+        cells[r[i]][c[i]] = classes[k]
+        if classes[k] is not None:
+            tally[classes[k]] += 1
+        confidence[r[i], c[i]] = min(confidence[r[i], c[i]], probs[r[i], c[i], k])
 
 
 # -- training data ---------------------------------------------------------------------------

@@ -201,6 +201,9 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
         t4 = time.perf_counter()
         tiles.settle_unsure(grid, read, game, tiles_cfg, among=glyphs_unsure)
         stage_ms["cells.tesseract"] = (time.perf_counter() - t4) * 1000
+    if probs is not None and tiles_cfg.cellnet_set_counts:   # no more of a value than the set has
+        cellnet.keep_to_set(read.cells, read.confidence, probs, classes,
+                            tiles.tile_counts_of(game))
     if turned_unsure:   # a doubt about the board, not about any glyph: after Tesseract
         holds = np.array([[v is not None for v in row] for row in read.cells])
         read.confidence[holds] *= tiles_cfg.conf_turn_unsure

@@ -41,6 +41,7 @@ import math
 import warnings
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
+from types import MappingProxyType
 from typing import Any
 
 import cv2
@@ -206,6 +207,8 @@ class TilesConfig:
     cellnet_likely_joker: float = 0.7   # a joker the net gives this much on a square the
                                         # glyph reader saw empty is put down while the
                                         # board has fewer than the set (None: never)
+    cellnet_set_counts: bool = True     # no more tiles of a value than the set has: the
+                                        # excess goes to the net's next answer (keep_to_set)
 
     skin_min_frac: float = 0.5          # a cell this much skin-coloured is a hand candidate
     # what the board explains: an empty square's face has its colour, in shade or glare
@@ -1056,6 +1059,13 @@ def blank_tiles_of(game: str) -> int:
     """How many tiles of the game's set carry no ink (blanks, jokers): read once."""
     from calibration.layouts import blank_tiles
     return blank_tiles(game)
+
+
+@lru_cache(maxsize=None)
+def tile_counts_of(game: str) -> MappingProxyType:
+    """{value: how many tiles of it the game's set has}, "?" its blanks (read-only, once)."""
+    from calibration.layouts import tile_counts
+    return MappingProxyType(tile_counts(game))
 
 
 @lru_cache(maxsize=None)
