@@ -501,6 +501,27 @@ def test_a_dim_blurred_board_of_hairlines_is_found_on_the_working_copy():
 # rectification and the location's helpers
 
 
+@pytest.mark.parametrize("game, off", [("calculissimo", (0, 1)), ("mixmath", (-1, 0)),
+                                       ("calculissimo", (1, -1))])
+def test_a_grid_a_cell_off_its_whole_lattice_is_put_back_by_the_layout(game, off):
+    """A lattice that showed all its rows and columns can still place the grid a cell
+    off (one run into the border's print: seen on a blurred 12 MP board): the special
+    squares' colours put it back; the grid where it belongs stays."""
+    from vision.board import _Photo, _place_by_layout, _shift
+    from vision.config import BoardConfig
+    render = pytest.importorskip("samples.render")
+    img, truth, _ = render.sample_photo(game, 2, 4242, resolution=(1920, 1080), hand=False)
+    right = BoardLocation.from_grid_corners(game, np.float32(truth["grid_corners"]))
+    rows, cols = right.geometry.rows, right.geometry.cols
+    h = right.grid_homography
+    photo, cfg = _Photo(img, 1024), BoardConfig()
+    placed, ambiguous = _place_by_layout(photo, _shift(*off) @ h, game, rows, cols,
+                                         [(0, 0)], cfg)
+    assert np.allclose(placed, h) and not ambiguous
+    stays, _ = _place_by_layout(photo, h, game, rows, cols, [(0, 0)], cfg)
+    assert np.allclose(stays, h)
+
+
 def test_rectify_grid_puts_each_cell_in_its_block():
     g, board, ppm = _flat_board()
     img, mm_to_px = _photograph(board, ppm, g, turn_deg=-35.0, tilt=0.8)

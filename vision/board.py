@@ -1030,14 +1030,15 @@ def _shift(da: float, db: float) -> np.ndarray:
     return np.array([[1, 0, -da], [0, 1, -db], [0, 0, 1.0]])
 
 
-def _place_by_layout(photo, grid_h, game, rows, cols, shifts, cfg) -> tuple[np.ndarray, bool]:
-    """Where the grid lies along a lattice that did not show all its rows or columns: the
-    shift whose special squares (colours that differ from the plain squares') best match
-    the layout. Returns the grid homography and whether it stays ambiguous."""
+def _layout_scores(photo, grid_h, game, rows, cols, shifts) -> np.ndarray | None:
+    """For each shift (cells) of the grid, how well its cells' colours follow the layout:
+    the correlation of each cell's distance from the plain squares' median colour with
+    the layout's special squares (-1 where too little of it is in the picture); None for
+    a layout of plain squares alone."""
     kinds = _square_kinds(game, rows, cols)
     special = (kinds != "plain").astype(float)
     if special.std() == 0:
-        return grid_h, True
+        return None
     pad = int(max(max(abs(a), abs(b)) for a, b in shifts)) + 1
     ext = _shift(-pad, -pad) @ grid_h  # grid units of a grid padded by ``pad`` cells
     lab = _lab_of_cells(photo, ext, rows + 2 * pad, cols + 2 * pad)
@@ -1059,10 +1060,32 @@ def _place_by_layout(photo, grid_h, game, rows, cols, shifts, cfg) -> tuple[np.n
         a, b = odd[valid], special[valid]
         a, b = a - a.mean(), b - b.mean()
         scores.append(float((a * b).sum() / (np.sqrt((a * a).sum() * (b * b).sum()) + 1e-9)))
+    return np.array(scores)
+
+
+_NEIGHBOURS = [(0, 0)] + [(a, b) for a in (-1, 0, 1) for b in (-1, 0, 1) if (a, b) != (0, 0)]
+
+
+def _place_by_layout(photo, grid_h, game, rows, cols, shifts, cfg) -> tuple[np.ndarray, bool]:
+    """Where the grid lies along its lattice, by the special squares (colours that differ
+    from the plain squares'): along a lattice that did not show all its rows or columns,
+    the shift that best matches the layout; along one that did, the grid as placed unless
+    a cell off matches it far better (``cfg.layout_shift_margin``: a lattice run a row
+    into the border's print, a blurred board whose last row of squares did not show).
+    Returns the grid homography and whether it stays ambiguous."""
+    seen_all = len(shifts) == 1
+    tried = _NEIGHBOURS if seen_all else shifts
+    scores = _layout_scores(photo, grid_h, game, rows, cols, tried)
+    if scores is None:
+        return grid_h, not seen_all
     order = np.argsort(scores)[::-1]
-    best = shifts[order[0]]
+    if seen_all:
+        best = order[0]
+        if best and scores[best] - scores[0] >= cfg.layout_shift_margin:
+            return _shift(*tried[best]) @ grid_h, False
+        return grid_h, False
     ambiguous = len(order) > 1 and scores[order[0]] - scores[order[1]] < cfg.layout_margin
-    return _shift(*best) @ grid_h, ambiguous
+    return _shift(*tried[order[0]]) @ grid_h, ambiguous
 
 
 def _moved(h0: np.ndarray, h1: np.ndarray, rows: int, cols: int) -> float:
@@ -1327,7 +1350,7 @@ def _find_by_grid(photo: _Photo, level: int, opened: bool, faint: bool, game: st
         if f is None or _moved(grid_h, f.grid_h, rows, cols) > max(window, 0.1) * 1.5:
             break  # no lines, or lines that pull the grid further than it was searched
         fit, grid_h = f, f.grid_h
-        if i == 0 and len(shifts) > 1:
+        if i == 0:
             grid_h, ambiguous = _place_by_layout(photo, grid_h, game, rows, cols, shifts, cfg)
     if fit is None:
         photo.why_not = f"no {game} board found: squares in a grid, but no grid lines"

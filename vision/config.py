@@ -144,6 +144,10 @@ class BoardConfig:
     layout_margin: float = 0.1
     """Correlation (0..1) by which the best placement of the grid along a partly seen
     lattice must beat the next to count as certain."""
+    layout_shift_margin: float = 0.5
+    """Correlation by which a grid a cell off must match the layout better than the grid
+    placed on a wholly seen lattice to be taken instead (1.3 for a 12 MP board whose
+    lattice ran a row into its border; never reached on 1 200 dev photos at 1080p)."""
 
     # -- orientation and quality
     orientation_margin: float = 0.3
