@@ -1030,7 +1030,8 @@ def _shift(da: float, db: float) -> np.ndarray:
     return np.array([[1, 0, -da], [0, 1, -db], [0, 0, 1.0]])
 
 
-def _layout_scores(photo, grid_h, game, rows, cols, shifts) -> np.ndarray | None:
+def _layout_scores(photo, grid_h, game, rows, cols, shifts,
+                   samples: np.ndarray | None = None) -> np.ndarray | None:
     """For each shift (cells) of the grid, how well its cells' colours follow the layout:
     the correlation of each cell's distance from the plain squares' median colour with
     the layout's special squares (-1 where too little of it is in the picture); None for
@@ -1039,9 +1040,9 @@ def _layout_scores(photo, grid_h, game, rows, cols, shifts) -> np.ndarray | None
     special = (kinds != "plain").astype(float)
     if special.std() == 0:
         return None
-    pad = int(max(max(abs(a), abs(b)) for a, b in shifts)) + 1
+    pad = int(max(max(abs(a), abs(b)) for a, b in shifts))
     ext = _shift(-pad, -pad) @ grid_h  # grid units of a grid padded by ``pad`` cells
-    lab = _lab_of_cells(photo, ext, rows + 2 * pad, cols + 2 * pad)
+    lab = _lab_of_cells(photo, ext, rows + 2 * pad, cols + 2 * pad, samples)
     scores = []
     for da, db in shifts:
         x0, y0 = pad + int(da), pad + int(db)
@@ -1074,6 +1075,10 @@ def _place_by_layout(photo, grid_h, game, rows, cols, shifts, cfg) -> tuple[np.n
     into the border's print, a blurred board whose last row of squares did not show).
     Returns the grid homography and whether it stays ambiguous."""
     seen_all = len(shifts) == 1
+    if seen_all:   # a glance first (4 points a cell): a grid in place matches clearly
+        glance = _layout_scores(photo, grid_h, game, rows, cols, shifts, _FEW_CELL_SAMPLES)
+        if glance is None or glance[0] >= cfg.layout_glance:
+            return grid_h, False
     tried = _NEIGHBOURS if seen_all else shifts
     scores = _layout_scores(photo, grid_h, game, rows, cols, tried)
     if scores is None:
@@ -1796,12 +1801,16 @@ def _sample_lab(image: np.ndarray, full_pts: np.ndarray) -> np.ndarray:
 
 _CELL_SAMPLES = np.stack(np.meshgrid(np.linspace(0.3, 0.7, 4), np.linspace(0.3, 0.7, 4)),
                          -1).reshape(-1, 2)  # points inside a cell where its colour is read
+_FEW_CELL_SAMPLES = np.stack(np.meshgrid((0.35, 0.65), (0.35, 0.65)), -1).reshape(-1, 2)
 
 
-def _lab_of_cells(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int) -> np.ndarray:
-    """(rows, cols, 3) median Lab of the middle of each cell."""
+def _lab_of_cells(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int,
+                  samples: np.ndarray | None = None) -> np.ndarray:
+    """(rows, cols, 3) median Lab of the middle of each cell (at ``samples``, (S, 2) in
+    cell units; default _CELL_SAMPLES)."""
     ys, xs = np.mgrid[0:rows, 0:cols]
-    pts = np.stack([xs, ys], -1)[:, :, None, :] + _CELL_SAMPLES  # (R, C, S, 2)
+    samples = _CELL_SAMPLES if samples is None else samples
+    pts = np.stack([xs, ys], -1)[:, :, None, :] + samples  # (R, C, S, 2)
     lab = _sample_lab(photo.image, _apply(np.linalg.inv(grid_h), pts.reshape(-1, 2)))
     return np.median(lab.reshape(rows, cols, -1, 3), axis=2)  # NaN: off the picture
 

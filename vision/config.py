@@ -148,6 +148,10 @@ class BoardConfig:
     """Correlation by which a grid a cell off must match the layout better than the grid
     placed on a wholly seen lattice to be taken instead (1.3 for a 12 MP board whose
     lattice ran a row into its border; never reached on 1 200 dev photos at 1080p)."""
+    layout_glance: float = 0.2
+    """... looked for only when the grid as placed matches the layout less than this at a
+    glance (4 points a cell; grids in place on 240 dev photos: >= 0.30, that 12 MP one
+    a cell off: < 0)."""
 
     # -- orientation and quality
     orientation_margin: float = 0.3
