@@ -173,7 +173,8 @@ def test_a_likely_joker_on_an_empty_read_square_is_put_down_while_the_set_has_mo
                                  resolution=(1920, 1080))
     assert truth["cells"][8][5] == "?"
     strict = read_board(img, "calculissimo",
-                        config=replace(tiles.TilesConfig(), cellnet_likely_joker=None))
+                        config=replace(tiles.TilesConfig(), cellnet_likely_joker=None,
+                                       cellnet_sided_joker=None))
     assert strict.cells[8][5] is None
     reading = read_board(img, "calculissimo")
     assert reading.cells == truth["cells"]

@@ -425,10 +425,12 @@ def unlike_empty(out: Outlines, bare: np.ndarray, groups: np.ndarray, taken: np.
 def find_blanks(grid_bgr: np.ndarray, stats: CellStats, colours: Squares, kinds: np.ndarray,
                 groups: np.ndarray, cand: np.ndarray,
                 config: BlanksConfig | None = None, most: int | None = None
-                ) -> tuple[np.ndarray, np.ndarray]:
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rows, cols) bool: cells holding a blank tile, and (a part of them) those told by
     their sides alone (:func:`tile_likeness`: weaker evidence, which does not explain a
-    cell away when a hand may be over the board).
+    cell away when a hand may be over the board); and (rows, cols) float, how like the
+    photo's inked tiles' each plain square's sides are (:func:`tile_likeness`, 0 on other
+    squares), for weighing with another reader's doubt (:func:`vision.cellnet.fuse`).
 
     Parameters
     ----------
@@ -446,14 +448,16 @@ def find_blanks(grid_bgr: np.ndarray, stats: CellStats, colours: Squares, kinds:
     unlike an empty square's. Or, on a square of a colour no tile has, a pale face with a
     tile's outline.
     """
-    blank, _, _, by_sides = blank_evidence(grid_bgr, stats, colours, groups, cand, config, most)
-    return blank, by_sides
+    blank, _, _, by_sides, like = blank_evidence(grid_bgr, stats, colours, groups, cand,
+                                                 config, most)
+    return blank, by_sides, np.where(groups == "plain", like, 0.0)
 
 
 def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
                    groups: np.ndarray, cand: np.ndarray, config: BlanksConfig | None = None,
                    most: int | None = None):
-    """:func:`find_blanks` and what it saw: (blank, outlines, evidence, by sides)."""
+    """:func:`find_blanks` and what it saw: (blank, outlines, evidence, by sides, sides'
+    likeness to the inked tiles')."""
     cfg = config or BlanksConfig()
     rows, cols = cand.shape
     blank = np.zeros_like(cand)
@@ -501,7 +505,7 @@ def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
     rim &= ~blank
     if most is not None and (blank | rim).sum() > most:
         rim[:] = False
-    return blank | rim, out, evidence, rim
+    return blank | rim, out, evidence, rim, like
 
 
 def _tile_coloured(lab: np.ndarray, cfg: BlanksConfig) -> np.ndarray:

@@ -137,7 +137,7 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     carry on the timing of a read that began earlier. ``trace`` (a dict) receives what
     the glyph reader and the net said before they were weighed (``bench.fusion`` replays
     the weighing): ``glyph_cells``, ``glyph_confidence``, ``leave``, ``probs`` and
-    ``probs_once`` (the net's, without its second look)."""
+    ``probs_once`` (the net's, without its second look) and ``sides`` (GridRead.sides_like)."""
     from . import board
 
     t0 = time.perf_counter() if t0 is None else t0
@@ -189,12 +189,14 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
             leave |= read.confidence >= tiles_cfg.cellnet_doubt
         if trace is not None:
             trace.update(glyph_cells=glyph_cells, glyph_confidence=read.confidence.copy(),
-                         leave=leave.copy(), probs=probs, probs_once=probs_once)
+                         leave=leave.copy(), probs=probs, probs_once=probs_once,
+                         sides=read.sides_like)
         cellnet.fuse(read.cells, read.confidence, leave, probs, classes,
                      tiles_cfg.cellnet_sure, tiles_cfg.cellnet_doubt,
                      blanks=tiles.blank_tiles_of(game),
                      likely_joker=tiles_cfg.cellnet_likely_joker,
-                     fair=tiles_cfg.cellnet_fair)
+                     fair=tiles_cfg.cellnet_fair, sides=read.sides_like,
+                     sided_joker=tiles_cfg.cellnet_sided_joker)
         glyphs_unsure &= _disputed(glyph_cells, read.cells,
                                    np.array(classes, dtype=object)[probs.argmax(-1)])
     if tiles_cfg.use_tesseract:   # a tie-break for the glyph reader's doubts alone

@@ -207,6 +207,9 @@ class TilesConfig:
     cellnet_likely_joker: float = 0.7   # a joker the net gives this much on a square the
                                         # glyph reader saw empty is put down while the
                                         # board has fewer than the set (None: never)
+    cellnet_sided_joker: tuple[float, float] | None = (0.5, 4.0)  # ... and one it gives at
+                                        # least p where the square's sides look like the
+                                        # inked tiles' by z spreads (GridRead.sides_like)
     cellnet_set_counts: bool = True     # no more tiles of a value than the set has: the
                                         # excess goes to the net's next answer (keep_to_set)
 
@@ -1234,6 +1237,8 @@ class GridRead:
     is_tile: np.ndarray      # bool: ... and a tile by colour (not a square's own print)
     blank: np.ndarray        # bool: a tile with no ink (a joker, a blank)
     explained: np.ndarray    # bool: an empty square or a tile read with some confidence
+    sides_like: np.ndarray   # how like the inked tiles' a plain square's sides look
+                             # (vision.blanks.tile_likeness: robust spreads; 0 elsewhere)
     reads: list = field(default_factory=list)  # (CellGlyphs, {value: probability}) of
                                                # every tile read by the classifier
 
@@ -1300,8 +1305,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     colours = board_colours(stats, cand, kinds, tile_look(profile), cfg, groups=groups)
     washed = (stats.face_lab[..., 0] >= cfg.glare_lightness) & (stats.chroma <= cfg.glare_chroma)
     is_tile = tiles_on_squares(cand, kinds, colours, washed, cfg)
-    blank, blank_by_sides = find_blanks(grid_bgr, stats, colours, kinds, groups, cand,
-                                        cfg.blanks, most=blank_tiles_of(game))
+    blank, blank_by_sides, sides_like = find_blanks(grid_bgr, stats, colours, kinds, groups,
+                                                    cand, cfg.blanks, most=blank_tiles_of(game))
     clock("cells.stats")
 
     cells: list[list[Any]] = [[None] * cols for _ in range(rows)]
@@ -1369,7 +1374,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     clock("cells.occlusion")
 
     read = GridRead(cells, conf, occluded, stats, colours, cand, is_tile, blank, explained,
-                    reads)
+                    sides_like, reads)
     if cfg.use_tesseract if tesseract is None else tesseract:
         settle_unsure(grid_bgr, read, game, cfg)
         clock("cells.tesseract")
