@@ -268,6 +268,25 @@ def test_a_fairly_sure_net_overrules_a_doubtful_glyph_reading(game, seed, cell, 
     assert read_board(img, game).cells == truth["cells"]
 
 
+def test_a_joker_the_net_half_believes_is_put_down_where_its_sides_look_like_a_tiles():
+    """Three squares the glyph reader saw empty, the net giving each a joker at 0.55: only
+    the one whose sides look like the inked tiles' (>= 4 spreads) gets it; none without
+    the sides; and never past the set's count."""
+    classes = (None, "4", "?")
+    probs = np.array([[[0.45, 0, 0.55]] * 3])
+    sides = np.array([[6.0, 2.0, 4.5]])
+
+    def fused(sided, blanks=4):
+        cells, conf = [[None, None, None]], np.ones((1, 3))
+        cellnet.fuse(cells, conf, np.zeros((1, 3), bool), probs, classes, 0.97, 0.6,
+                     blanks=blanks, likely_joker=0.7, sides=sides, sided_joker=sided)
+        return cells
+
+    assert fused((0.5, 4.0)) == [["?", None, "?"]]
+    assert fused(None) == [[None, None, None]]
+    assert fused((0.5, 4.0), blanks=1) in ([["?", None, None]], [[None, None, "?"]])
+
+
 def test_keep_to_set_moves_the_least_likely_of_too_many():
     """Three + where the set has one: the two the net gives the least odds against
     another answer with room take it (a ÷, then an empty square once both ÷ are down),
