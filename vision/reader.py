@@ -136,8 +136,9 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     (``bench.cells`` reads with the true location this way). ``stage_ms`` and ``t0``
     carry on the timing of a read that began earlier. ``trace`` (a dict) receives what
     the glyph reader and the net said before they were weighed (``bench.fusion`` replays
-    the weighing): ``glyph_cells``, ``glyph_confidence``, ``leave``, ``probs`` and
-    ``probs_once`` (the net's, without its second look) and ``sides`` (GridRead.sides_like)."""
+    the weighing): ``glyph_cells``, ``glyph_confidence``, ``leave``, ``probs``,
+    ``probs_once`` (the net's, without its second look) and ``sides``
+    (``GridRead.sides_like``)."""
     from . import board
 
     t0 = time.perf_counter() if t0 is None else t0
