@@ -61,7 +61,7 @@ from calibration.geometry import BoardGeometry
 from calibration.styles import Style, bgr
 from referee.core import GAMES, check_grid, load_definition
 from samples import hand as hands
-from samples.camera import Camera, CameraRanges, board_fill, min_cell_px, sample_camera
+from samples.camera import Camera, board_fill, min_cell_px, sample_camera
 from samples.light import Finish, finish_photo, sample_finish
 from samples.objects import OBJECT_KINDS, place_objects
 from samples.solids import (PROFILES, Light, View, cast_shadows, draw_round_solid,

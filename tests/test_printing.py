@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from calibration.geometry import CORNERS, board_geometry, decode_marker_id, marker_id
+from calibration.geometry import CORNERS, board_geometry, decode_marker_id
 from calibration.printing import (OVERLAP_MM, full_set, paper_size_mm, print_game,
                                   printable_area_mm, render_pages, sheet_layout, split_board)
 from referee.core import GAMES, load_definition

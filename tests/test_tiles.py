@@ -3,7 +3,6 @@ and Mathable looks, held-out fonts), the real Mathable photos, Tesseract batchin
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import replace
 from pathlib import Path
