@@ -83,8 +83,9 @@ def tile_counts(game: str) -> dict:
         counts = {int(v): int(n) for v, n in definition["tiles"].items()}
     else:
         counts = {str(v): int(n) for v, n in definition.get("tokens", {}).items()}
-    if blank_tiles(game):
-        counts["?"] = blank_tiles(game)
+    blanks = blank_tiles(game)
+    if blanks:
+        counts["?"] = blanks
     return counts
 
 
