@@ -77,7 +77,7 @@ def weighed(read: Read, cfg: tiles.TilesConfig, second_look: bool = True) -> lis
     cellnet.fuse(cells, confidence, t["leave"], probs, cellnet.CLASSES[read.game],
                  cfg.cellnet_sure, cfg.cellnet_doubt, blanks=tiles.blank_tiles_of(read.game),
                  likely_joker=cfg.cellnet_likely_joker, fair=cfg.cellnet_fair,
-                 sides=t["sides"], sided_joker=cfg.cellnet_sided_joker)
+                 sides=t["sides"], sided=cfg.cellnet_sided)
     if cfg.cellnet_set_counts:
         cellnet.keep_to_set(cells, confidence, probs, cellnet.CLASSES[read.game],
                             tiles.tile_counts_of(read.game))
@@ -88,8 +88,8 @@ VARIANTS = {
     "as configured": ({}, True),
     "no second look": ({}, False),
     "no fair-net rule": ({"cellnet_fair": None}, True),
-    "no likely jokers": ({"cellnet_likely_joker": None, "cellnet_sided_joker": None}, True),
-    "no sided jokers": ({"cellnet_sided_joker": None}, True),
+    "no likely jokers": ({"cellnet_likely_joker": None}, True),
+    "no sided tiles": ({"cellnet_sided": None}, True),
     "no set counts": ({"cellnet_set_counts": False}, True),
     "the net alone": ({"cellnet_sure": 0.0, "cellnet_set_counts": False}, True),
 }

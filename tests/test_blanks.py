@@ -255,3 +255,21 @@ def test_rim_profiles_run_from_outside_each_side_to_inside():
     assert np.argmin(top) == d + 3 and np.argmin(right) == d + 5
     assert bottom.min() > 150 and left.min() > 150     # nothing dark along those sides
     assert np.argmin(f[r - 1, c, 1]) == d - 1 - 3      # the cell above sees it outside
+
+
+def test_no_blank_is_read_on_a_print_and_play_board():
+    """boardsight's own jokers carry a star: on a print board (found by its markers) a
+    face with no ink is an empty square. A seeded tier-1 Calculissimo render (dev seeds
+    615 000) whose empty grey square the blank finder takes for a joker by its sides (the
+    print board's squares show a rim and a shadow too) is read right."""
+    from vision.reader import read_board
+    img, truth, _ = sample_photo("calculissimo", 1, 1142220355, fonts="held_out", hand=False,
+                                 resolution=(1920, 1080))
+    assert truth["cells"][6][10] is None
+    grid, shape = oracle_grid(img, truth), (truth["rows"], truth["cols"])
+    assert tiles.read_grid(grid, "calculissimo", shape=shape, tesseract=False
+                           ).cells[6][10] == "?"
+    assert tiles.read_grid(grid, "calculissimo", shape=shape, tesseract=False,
+                           inked_jokers=True).cells[6][10] is None
+    reading = read_board(img, "calculissimo")
+    assert reading.cells == truth["cells"]

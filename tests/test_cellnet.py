@@ -174,7 +174,7 @@ def test_a_likely_joker_on_an_empty_read_square_is_put_down_while_the_set_has_mo
     assert truth["cells"][8][5] == "?"
     strict = read_board(img, "calculissimo",
                         config=replace(tiles.TilesConfig(), cellnet_likely_joker=None,
-                                       cellnet_sided_joker=None))
+                                       cellnet_sided=None))
     assert strict.cells[8][5] is None
     reading = read_board(img, "calculissimo")
     assert reading.cells == truth["cells"]
@@ -279,12 +279,30 @@ def test_a_joker_the_net_half_believes_is_put_down_where_its_sides_look_like_a_t
     def fused(sided, blanks=4):
         cells, conf = [[None, None, None]], np.ones((1, 3))
         cellnet.fuse(cells, conf, np.zeros((1, 3), bool), probs, classes, 0.97, 0.6,
-                     blanks=blanks, likely_joker=0.7, sides=sides, sided_joker=sided)
+                     blanks=blanks, likely_joker=0.7, sides=sides, sided=sided)
         return cells
 
     assert fused((0.5, 4.0)) == [["?", None, "?"]]
     assert fused(None) == [[None, None, None]]
     assert fused((0.5, 4.0), blanks=1) in ([["?", None, None]], [[None, None, "?"]])
+
+
+def test_a_washed_out_tile_the_net_half_believes_is_taken_where_its_sides_look_like_a_tiles():
+    """A tile washed out by glare: no ink for the glyph reader, the net gives it a 4 at
+    0.6. Taken where the square's sides look like the inked tiles' (>= 4 spreads), at the
+    net's confidence; left empty (and unsure) where they do not, or without the rule."""
+    classes = (None, "4", "?")
+    probs = np.array([[[0.4, 0.6, 0]] * 2])
+    sides = np.array([[5.0, 1.0]])
+
+    def fused(sided):
+        cells, conf = [[None, None]], np.ones((1, 2))
+        cellnet.fuse(cells, conf, np.zeros((1, 2), bool), probs, classes, 0.97, 0.6,
+                     blanks=4, fair=(0.7, 0.8), sides=sides, sided=sided)
+        return cells, conf.round(2).tolist()
+
+    assert fused((0.5, 4.0)) == ([["4", None]], [[0.6, 0.4]])
+    assert fused(None) == ([[None, None]], [[0.4, 0.4]])
 
 
 def test_keep_to_set_moves_the_least_likely_of_too_many():
@@ -343,3 +361,23 @@ def test_tesseract_does_not_turn_back_an_answer_the_net_gave():
     glyphs = read_board(img, "mixmath", config=replace(tiles.TilesConfig(), use_cellnet=False))
     assert glyphs.cells[6][1] != 30
     assert read_board(img, "mixmath").cells == truth["cells"]
+
+
+def test_a_tile_washed_out_by_glare_is_read_by_the_net_where_its_sides_look_like_a_tiles():
+    """A seeded tier-1 Mixmath render (dev seeds 605 000): glare washes a 14 out, the glyph
+    reader sees too little ink (an empty square), the net reads 14 at ~0.9 and the
+    square's sides look like the inked tiles'. Without the sides rule it is missed; with
+    it every cell is right, the 14 as sure as the net is (not sure enough alone)."""
+    from dataclasses import replace
+
+    from samples.render import sample_photo
+    from vision import tiles
+    from vision.reader import read_board
+    img, truth, _ = sample_photo("mixmath", 1, 789408358, fonts="held_out", hand=False,
+                                 resolution=(1920, 1080))
+    assert truth["cells"][6][5] == 14
+    without = read_board(img, "mixmath", config=replace(tiles.TilesConfig(), cellnet_sided=None))
+    assert without.cells[6][5] is None
+    reading = read_board(img, "mixmath")
+    assert reading.cells == truth["cells"]
+    assert 0.5 <= reading.confidence[6, 5] < 0.97

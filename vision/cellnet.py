@@ -301,7 +301,7 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
          probs: np.ndarray, classes: tuple, sure: float, doubt: float,
          blanks: int | None = None, likely_joker: float | None = None,
          fair: tuple[float, float] | None = None, sides: np.ndarray | None = None,
-         sided_joker: tuple[float, float] | None = None) -> None:
+         sided: tuple[float, float] | None = None) -> None:
     """Weigh the glyph reading (``cells``, ``confidence``, changed in place) with the net's
     ``probs``: where they differ, the net's answer is taken when it is at least ``sure`` or
     the glyph reading's confidence is below ``doubt``, or (``fair``: p, c) when it is at
@@ -312,10 +312,12 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     put down least surely go back to the glyph reading; short of that, a joker the net
     gives at least ``likely_joker`` where the glyph reader saw an empty square is put down
     too, the surest first (a joker has no ink: the glyph reader's blind spot, and the
-    net's false jokers are mostly on boards where it sees many), and so is one it gives at
-    least ``sided_joker`` (p, z) where the square's ``sides`` look like the photo's inked
-    tiles' by at least z robust spreads (:func:`vision.blanks.tile_likeness`: the rim,
-    sides and shadow every tile shows, which the net's close crop barely sees).
+    net's false jokers are mostly on boards where it sees many). Where the glyph reader saw
+    an empty square whose ``sides`` look like the photo's inked tiles' by at least z
+    robust spreads (``sided``: p, z; :func:`vision.blanks.tile_likeness`: the rim, sides
+    and shadow every tile shows, which the net's close crop barely sees), the net's tile
+    is taken when it gives it at least p: a joker while the set has more, any other tile
+    (one washed out by glare: too little ink for the glyph reader) at once.
 
     >>> cells, conf = [[None, "5", None, "7"]], np.array([[1.0, 0.5, 1.0, 0.8]])
     >>> probs = np.array([[[0.02, 0, 0, 0.98], [0.1, 0.9, 0, 0], [0.01, 0, 0, 0.99],
@@ -343,20 +345,22 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
         theirs = classes[best[r, c]]
         if mine not in known:
             continue
+        p = p_best[r, c]
+        sided_tile = (mine is None and sided is not None and sides is not None
+                      and p >= sided[0] and sides[r, c] >= sided[1])
         if theirs == mine:
-            confidence[r, c] = max(confidence[r, c], p_best[r, c])
-        elif p_best[r, c] >= sure or confidence[r, c] < doubt or (
-                fair is not None and p_best[r, c] >= fair[0] and confidence[r, c] < fair[1]):
-            put.append((p_best[r, c], (r, c), mine, confidence[r, c]))
+            confidence[r, c] = max(confidence[r, c], p)
+        elif p >= sure or confidence[r, c] < doubt or (
+                fair is not None and p >= fair[0] and confidence[r, c] < fair[1]) or (
+                sided_tile and theirs != "?"):
+            put.append((p, (r, c), mine, confidence[r, c]))
             cells[r][c] = theirs
-            confidence[r, c] = p_best[r, c]
+            confidence[r, c] = p
         else:
             if theirs == "?" and mine is None and (
-                    (likely_joker is not None and p_best[r, c] >= likely_joker)
-                    or (sided_joker is not None and sides is not None
-                        and p_best[r, c] >= sided_joker[0] and sides[r, c] >= sided_joker[1])):
-                likely.append((p_best[r, c], (r, c), confidence[r, c]))
-            confidence[r, c] = min(confidence[r, c], 1 - p_best[r, c])
+                    sided_tile or (likely_joker is not None and p >= likely_joker)):
+                likely.append((p, (r, c), confidence[r, c]))
+            confidence[r, c] = min(confidence[r, c], 1 - p)
     if blanks is not None:
         jokers = sum(v == "?" for row in cells for v in row)
         for p, (r, c), conf in sorted(likely, reverse=True)[:max(blanks - jokers, 0)]:

@@ -150,7 +150,9 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     g = location.geometry
     tiles_cfg = _tiles_config(config) or tiles.TilesConfig()
     kw = dict(profile=_profile_object(profile, location), config=tiles_cfg,
-              shape=(g.rows, g.cols), timings=stage_ms, tesseract=False)
+              shape=(g.rows, g.cols), timings=stage_ms, tesseract=False,
+              # print-and-play sets are boardsight's own: their jokers wear a star
+              inked_jokers=location.method == "markers")
     turned_unsure = False
     stats = None
     view = cellnet.BoardView.of(image_bgr, location) if tiles_cfg.use_cellnet else None
@@ -197,7 +199,7 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
                      blanks=tiles.blank_tiles_of(game),
                      likely_joker=tiles_cfg.cellnet_likely_joker,
                      fair=tiles_cfg.cellnet_fair, sides=read.sides_like,
-                     sided_joker=tiles_cfg.cellnet_sided_joker)
+                     sided=tiles_cfg.cellnet_sided)
         glyphs_unsure &= _disputed(glyph_cells, read.cells,
                                    np.array(classes, dtype=object)[probs.argmax(-1)])
     if tiles_cfg.use_tesseract:   # a tie-break for the glyph reader's doubts alone

@@ -207,9 +207,11 @@ class TilesConfig:
     cellnet_likely_joker: float = 0.7   # a joker the net gives this much on a square the
                                         # glyph reader saw empty is put down while the
                                         # board has fewer than the set (None: never)
-    cellnet_sided_joker: tuple[float, float] | None = (0.5, 4.0)  # ... and one it gives at
-                                        # least p where the square's sides look like the
-                                        # inked tiles' by z spreads (GridRead.sides_like)
+    cellnet_sided: tuple[float, float] | None = (0.5, 4.0)  # where the glyph reader saw
+                                        # an empty square whose sides look like the inked
+                                        # tiles' by z spreads (GridRead.sides_like), a tile
+                                        # the net gives at least p (a joker while the set
+                                        # has more) is put down
     cellnet_set_counts: bool = True     # no more tiles of a value than the set has: the
                                         # excess goes to the net's next answer (keep_to_set)
 
@@ -1264,7 +1266,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
               config: TilesConfig | None = None, shape: tuple[int, int] | None = None,
               timings: dict | None = None, tesseract: bool | None = None,
               stats: CellStats | None = None,
-              known: dict[tuple[int, int], tuple[Any, float]] | None = None) -> GridRead:
+              known: dict[tuple[int, int], tuple[Any, float]] | None = None,
+              inked_jokers: bool = False) -> GridRead:
     """Read every cell of a rectified Mixmath or Calculissimo grid.
 
     Parameters
@@ -1282,6 +1285,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     known : {(row, col): (value, confidence)}, cells another reader (the cell net) is sure
         of: where they are taken for tiles here, that is their reading, not cut nor
         classified (the glyph reader's slowest steps, on most tiles)
+    inked_jokers : the set's jokers and blanks carry a star (print-and-play): no tile is
+        read as a blank for lack of ink
 
     Returns
     -------
@@ -1307,6 +1312,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     is_tile = tiles_on_squares(cand, kinds, colours, washed, cfg)
     blank, blank_by_sides, sides_like = find_blanks(grid_bgr, stats, colours, kinds, groups,
                                                     cand, cfg.blanks, most=blank_tiles_of(game))
+    if inked_jokers:    # a face with no ink is an empty square's
+        blank[:] = blank_by_sides[:] = False
     clock("cells.stats")
 
     cells: list[list[Any]] = [[None] * cols for _ in range(rows)]
