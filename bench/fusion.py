@@ -74,6 +74,9 @@ def weighed(read: Read, cfg: tiles.TilesConfig, second_look: bool = True) -> lis
     t = read.trace
     cells, confidence = copy.deepcopy(t["glyph_cells"]), t["glyph_confidence"].copy()
     probs = t["probs"] if second_look else t["probs_once"]
+    if cfg.cellnet_bare_sides is not None:
+        probs = cellnet.bare_of_jokers(probs, cellnet.CLASSES[read.game], t["sides"],
+                                       t["glyph_cells"], cfg.cellnet_bare_sides)
     cellnet.fuse(cells, confidence, t["leave"], probs, cellnet.CLASSES[read.game],
                  cfg.cellnet_sure, cfg.cellnet_doubt, blanks=tiles.blank_tiles_of(read.game),
                  likely_joker=cfg.cellnet_likely_joker, fair=cfg.cellnet_fair,
@@ -90,8 +93,10 @@ VARIANTS = {
     "no fair-net rule": ({"cellnet_fair": None}, True),
     "no likely jokers": ({"cellnet_likely_joker": None}, True),
     "no sided tiles": ({"cellnet_sided": None}, True),
+    "no bare sides": ({"cellnet_bare_sides": None}, True),
     "no set counts": ({"cellnet_set_counts": False}, True),
-    "the net alone": ({"cellnet_sure": 0.0, "cellnet_set_counts": False}, True),
+    "the net alone": ({"cellnet_sure": 0.0, "cellnet_set_counts": False,
+                       "cellnet_bare_sides": None}, True),
 }
 """name -> (TilesConfig changes, with the net's second look?)."""
 

@@ -429,8 +429,9 @@ def find_blanks(grid_bgr: np.ndarray, stats: CellStats, colours: Squares, kinds:
     """(rows, cols) bool: cells holding a blank tile, and (a part of them) those told by
     their sides alone (:func:`tile_likeness`: weaker evidence, which does not explain a
     cell away when a hand may be over the board); and (rows, cols) float, how like the
-    photo's inked tiles' each plain square's sides are (:func:`tile_likeness`, 0 on other
-    squares), for weighing with another reader's doubt (:func:`vision.cellnet.fuse`).
+    photo's inked tiles' each plain square's sides are (:func:`tile_likeness`; NaN on other
+    squares, and everywhere when too few tiles or squares show to tell), for weighing with
+    another reader's doubt (:func:`vision.cellnet.fuse`).
 
     Parameters
     ----------
@@ -450,7 +451,8 @@ def find_blanks(grid_bgr: np.ndarray, stats: CellStats, colours: Squares, kinds:
     """
     blank, _, _, by_sides, like = blank_evidence(grid_bgr, stats, colours, groups, cand,
                                                  config, most)
-    return blank, by_sides, np.where(groups == "plain", like, 0.0)
+    told = (groups == "plain") & like.any()   # tile_likeness is all zero when it cannot tell
+    return blank, by_sides, np.where(told, like, np.nan)
 
 
 def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,

@@ -297,6 +297,35 @@ def sure_values(probs: np.ndarray, classes: tuple, sure: float
             if classes[best[r, c]] not in (None, "?")}
 
 
+def bare_of_jokers(probs: np.ndarray, classes: tuple, sides: np.ndarray,
+                   glyph_cells: list[list], below: float) -> np.ndarray:
+    """The net's probabilities with the joker's odds given to the empty square where the
+    square's ``sides`` look like the empty squares' (below ``below`` robust spreads
+    towards the photo's inked tiles: :func:`vision.blanks.tile_likeness`; NaN, where they
+    cannot tell, is left alone) and the glyph reader saw no joker. A blank joker is a
+    tile: its rim and shadow show beside it; the net's close crop sees little of them, and
+    on boards whose empty squares look like white tiles it puts down jokers that are not
+    there. (Calculissimo tier-2 development photos: +8 of ~590 all right; missed jokers'
+    sides 3-9, the net's false ones' 0-2.4.)
+
+    >>> probs = np.array([[[0.1, 0.0, 0.9], [0.1, 0.0, 0.9], [0.1, 0.0, 0.9]]])
+    >>> bare_of_jokers(probs, (None, "4", "?"), np.array([[1.0, 6.0, np.nan]]),
+    ...                [[None, None, None]], 3.0)[0, :, 0].round(2).tolist()
+    [1.0, 0.1, 0.1]
+    """
+    if "?" not in classes:
+        return probs
+    joker = classes.index("?")
+    with np.errstate(invalid="ignore"):
+        bare = (sides < below) & ~np.array([[v == "?" for v in row] for row in glyph_cells])
+    if not bare.any():
+        return probs
+    probs = probs.copy()
+    probs[bare, 0] += probs[bare, joker]
+    probs[bare, joker] = 0.0
+    return probs
+
+
 def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
          probs: np.ndarray, classes: tuple, sure: float, doubt: float,
          blanks: int | None = None, likely_joker: float | None = None,

@@ -194,6 +194,9 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
             trace.update(glyph_cells=glyph_cells, glyph_confidence=read.confidence.copy(),
                          leave=leave.copy(), probs=probs, probs_once=probs_once,
                          sides=read.sides_like)
+        if tiles_cfg.cellnet_bare_sides is not None:   # the sides overrule the net's joker
+            probs = cellnet.bare_of_jokers(probs, classes, read.sides_like, glyph_cells,
+                                           tiles_cfg.cellnet_bare_sides)
         cellnet.fuse(read.cells, read.confidence, leave, probs, classes,
                      tiles_cfg.cellnet_sure, tiles_cfg.cellnet_doubt,
                      blanks=tiles.blank_tiles_of(game),

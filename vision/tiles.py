@@ -212,6 +212,10 @@ class TilesConfig:
                                         # tiles' by z spreads (GridRead.sides_like), a tile
                                         # the net gives at least p (a joker while the set
                                         # has more) is put down
+    cellnet_bare_sides: float | None = 3.0  # a square whose sides look like the empty
+                                        # squares' (less than z spreads towards the inked
+                                        # tiles') takes no joker from the net (cellnet.
+                                        # bare_of_jokers), unless the glyph reader saw one
     cellnet_set_counts: bool = True     # no more tiles of a value than the set has: the
                                         # excess goes to the net's next answer (keep_to_set)
 
@@ -1240,7 +1244,8 @@ class GridRead:
     blank: np.ndarray        # bool: a tile with no ink (a joker, a blank)
     explained: np.ndarray    # bool: an empty square or a tile read with some confidence
     sides_like: np.ndarray   # how like the inked tiles' a plain square's sides look
-                             # (vision.blanks.tile_likeness: robust spreads; 0 elsewhere)
+                             # (vision.blanks.tile_likeness: robust spreads; NaN where
+                             # they cannot tell)
     reads: list = field(default_factory=list)  # (CellGlyphs, {value: probability}) of
                                                # every tile read by the classifier
 
