@@ -160,3 +160,27 @@ def test_calibrate_with_no_board_is_exit_3(capsys, tmp_path):
     code, out = run(capsys, "calibrate", "mixmath", "--empty", blank, "--out", tmp_path)
     assert code == EXIT_NO_BOARD and "no mixmath board" in out["error"]
     assert list(tmp_path.iterdir()) == [blank]
+
+
+def test_the_debug_drawing_rings_an_unsure_empty_cell_and_writes_a_jokers_value():
+    """An unsure empty cell is ringed in red (no "?": that is a joker's value); an unsure
+    joker is written "?" in red; a sure empty cell is left as photographed."""
+    import numpy as np
+
+    from vision.debug import UNSURE, draw_reading
+    from vision.reading import BoardReading
+    photo = np.full((400, 400, 3), 255, np.uint8)
+    corners = [[0, 0], [400, 0], [400, 400], [0, 400]]
+    reading = BoardReading("calculissimo", 2, 2, [[None, "?"], [None, "5"]],
+                           np.array([[0.5, 0.5], [1.0, 1.0]]), corners, grid_corners=corners)
+    drawn = draw_reading(photo, reading)
+    red = np.all(drawn == UNSURE, axis=-1)
+
+    def red_in(r, c, inner):          # red pixels in the cell, within ``inner`` of its centre
+        y0, x0 = 200 * r + 100, 200 * c + 100
+        box = red[y0 - inner:y0 + inner, x0 - inner:x0 + inner]
+        return int(box.sum())
+
+    assert red_in(0, 0, 80) > 100 and red_in(0, 0, 30) == 0      # a ring: nothing in the middle
+    assert red_in(0, 1, 30) > 0                                   # the joker's "?" is written
+    assert red_in(1, 0, 90) == 0 and red_in(1, 1, 90) == 0        # sure cells: no red

@@ -1,7 +1,8 @@
 """What the reader found, drawn on the photo (``boardsight read --debug OUT.png``).
 
 Grid lines where the board was found, each value read at its cell (green when sure, red
-when unsure: "check this cell"), cells hidden by a hand crossed out in orange. People use
+when unsure: "check this cell"; a cell read empty but unsure is ringed in red, not marked
+"?", which is a joker's value), cells hidden by a hand crossed out in orange. People use
 it to see why a read failed, so it draws exactly what the reading says.
 """
 
@@ -57,9 +58,11 @@ def draw_reading(image_bgr: np.ndarray, reading: BoardReading, max_side: int = 1
             continue
         value, conf = reading.cells[r][c], float(reading.confidence[r, c])
         unsure = conf < UNSURE_BELOW
-        if value is None and not unsure:
+        if value is None:
+            if unsure:
+                cv2.circle(out, (int(x), int(y)), max(int(pitch / 3), 2), UNSURE, 2, cv2.LINE_AA)
             continue
-        text = "?" if value is None else str(value)
+        text = str(value)
         colour = UNSURE if unsure else SURE
         (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, font_scale, 2)
         org = (int(x - tw / 2), int(y + th / 2))
