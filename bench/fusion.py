@@ -33,7 +33,7 @@ from samples.render import photo_seed, sample_photo
 from vision import board as vboard
 from vision import cellnet, tiles
 from vision.board import BoardNotFound
-from vision.reader import read_located
+from vision.reader import read_located, weigh
 
 GAMES = ("mixmath", "calculissimo")
 DEV_SEED = 605_000
@@ -69,18 +69,13 @@ def read_photos(game: str, tier: int, n: int, seed: int = DEV_SEED,
 
 
 def weighed(read: Read, cfg: tiles.TilesConfig, second_look: bool = True) -> list[list]:
-    """The cells ``fuse`` makes of one read under ``cfg`` (``second_look`` False: the net's
-    probabilities without its second look)."""
+    """The cells the reader's weighing (:func:`vision.reader.weigh`) and the set's counts
+    make of one read under ``cfg`` (``second_look`` False: the net's probabilities without
+    its second look)."""
     t = read.trace
     cells, confidence = copy.deepcopy(t["glyph_cells"]), t["glyph_confidence"].copy()
-    probs = t["probs"] if second_look else t["probs_once"]
-    if cfg.cellnet_bare_sides is not None:
-        probs = cellnet.bare_of_jokers(probs, cellnet.CLASSES[read.game], t["sides"],
-                                       t["glyph_cells"], cfg.cellnet_bare_sides)
-    cellnet.fuse(cells, confidence, t["leave"], probs, cellnet.CLASSES[read.game],
-                 cfg.cellnet_sure, cfg.cellnet_doubt, blanks=tiles.blank_tiles_of(read.game),
-                 likely_joker=cfg.cellnet_likely_joker, fair=cfg.cellnet_fair,
-                 sides=t["sides"], sided=cfg.cellnet_sided)
+    probs = weigh(cells, confidence, t["leave"], t["probs"] if second_look else t["probs_once"],
+                  t["sides"], read.game, cfg)
     if cfg.cellnet_set_counts:
         cellnet.keep_to_set(cells, confidence, probs, cellnet.CLASSES[read.game],
                             tiles.tile_counts_of(read.game))

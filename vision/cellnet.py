@@ -315,13 +315,13 @@ def bare_of_jokers(probs: np.ndarray, classes: tuple, sides: np.ndarray,
     """
     if "?" not in classes:
         return probs
-    joker = classes.index("?")
+    joker, empty = classes.index("?"), classes.index(None)
     with np.errstate(invalid="ignore"):
-        bare = (sides < below) & ~np.array([[v == "?" for v in row] for row in glyph_cells])
+        bare = (sides < below) & (np.array(glyph_cells, dtype=object) != "?")
     if not bare.any():
         return probs
     probs = probs.copy()
-    probs[bare, 0] += probs[bare, joker]
+    probs[bare, empty] += probs[bare, joker]
     probs[bare, joker] = 0.0
     return probs
 

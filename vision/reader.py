@@ -95,6 +95,22 @@ def _disputed(glyph_cells: list[list], fused_cells: list[list], net_says: np.nda
     return (glyph == fused) & (fused != net_says)
 
 
+def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: np.ndarray,
+          sides: np.ndarray, game: str, cfg: tiles.TilesConfig) -> np.ndarray:
+    """The glyph reading (``cells``, ``confidence``: changed in place) weighed with the
+    net's ``probs`` under ``cfg``'s rules: the sides' veto on the net's jokers
+    (:func:`vision.cellnet.bare_of_jokers`), then :func:`vision.cellnet.fuse`. Returns the
+    probabilities as weighed, which the set's counts then go on. (``bench.fusion`` replays
+    the reading's weighing through this.)"""
+    classes = cellnet.CLASSES[game]
+    if cfg.cellnet_bare_sides is not None:
+        probs = cellnet.bare_of_jokers(probs, classes, sides, cells, cfg.cellnet_bare_sides)
+    cellnet.fuse(cells, confidence, leave, probs, classes, cfg.cellnet_sure, cfg.cellnet_doubt,
+                 blanks=tiles.blank_tiles_of(game), likely_joker=cfg.cellnet_likely_joker,
+                 fair=cfg.cellnet_fair, sides=sides, sided=cfg.cellnet_sided)
+    return probs
+
+
 def read_board(image_bgr: np.ndarray, game: str, *, profile: Any = None,
                config: Any = None) -> BoardReading:
     """Read a photo of a Mixmath or Calculissimo board.
@@ -194,15 +210,8 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
             trace.update(glyph_cells=glyph_cells, glyph_confidence=read.confidence.copy(),
                          leave=leave.copy(), probs=probs, probs_once=probs_once,
                          sides=read.sides_like)
-        if tiles_cfg.cellnet_bare_sides is not None:   # the sides overrule the net's joker
-            probs = cellnet.bare_of_jokers(probs, classes, read.sides_like, glyph_cells,
-                                           tiles_cfg.cellnet_bare_sides)
-        cellnet.fuse(read.cells, read.confidence, leave, probs, classes,
-                     tiles_cfg.cellnet_sure, tiles_cfg.cellnet_doubt,
-                     blanks=tiles.blank_tiles_of(game),
-                     likely_joker=tiles_cfg.cellnet_likely_joker,
-                     fair=tiles_cfg.cellnet_fair, sides=read.sides_like,
-                     sided=tiles_cfg.cellnet_sided)
+        probs = weigh(read.cells, read.confidence, leave, probs, read.sides_like, game,
+                      tiles_cfg)
         glyphs_unsure &= _disputed(glyph_cells, read.cells,
                                    np.array(classes, dtype=object)[probs.argmax(-1)])
     if tiles_cfg.use_tesseract:   # a tie-break for the glyph reader's doubts alone
