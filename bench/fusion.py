@@ -75,7 +75,7 @@ def weighed(read: Read, cfg: tiles.TilesConfig, second_look: bool = True) -> lis
     t = read.trace
     cells, confidence = copy.deepcopy(t["glyph_cells"]), t["glyph_confidence"].copy()
     probs = weigh(cells, confidence, t["leave"], t["probs"] if second_look else t["probs_once"],
-                  t["sides"], read.game, cfg)
+                  t["sides"], read.game, cfg, t["glare"])
     if cfg.cellnet_set_counts:
         cellnet.keep_to_set(cells, confidence, probs, cellnet.CLASSES[read.game],
                             tiles.tile_counts_of(read.game))
@@ -88,6 +88,7 @@ VARIANTS = {
     "no fair-net rule": ({"cellnet_fair": None}, True),
     "no likely jokers": ({"cellnet_likely_joker": None}, True),
     "no sided tiles": ({"cellnet_sided": None}, True),
+    "no glare tiles": ({"cellnet_glared": None}, True),
     "no bare sides": ({"cellnet_bare_sides": None}, True),
     "no set counts": ({"cellnet_set_counts": False}, True),
     "the net alone": ({"cellnet_sure": 0.0, "cellnet_set_counts": False,

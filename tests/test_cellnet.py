@@ -305,6 +305,46 @@ def test_a_washed_out_tile_the_net_half_believes_is_taken_where_its_sides_look_l
     assert fused(None) == ([[None, None]], [[0.4, 0.4]])
 
 
+def test_a_tile_the_net_sees_under_a_glare_is_taken_where_the_glyph_reader_saw_none():
+    """Glare washes a tile's ink out: the glyph reader sees an empty square, the net (its
+    likeliest answer) a 4 at 0.45. Under the glare the net's tile is taken, at its confidence; outside it, or
+    without the rule, the square stays empty (and unsure); a joker the net half sees
+    under a glare is not taken (a glare whitens a square as a joker's face is white)."""
+    classes = (None, "4", "?")
+    probs = np.array([[[0.35, 0.45, 0.2], [0.35, 0.45, 0.2], [0.35, 0.2, 0.45]]])
+    glare = np.array([[True, False, True]])
+
+    def fused(glared):
+        cells, conf = [[None, None, None]], np.ones((1, 3))
+        cellnet.fuse(cells, conf, np.zeros((1, 3), bool), probs, classes, 0.97, 0.6,
+                     blanks=4, fair=(0.7, 0.8), glare=glare, glared=glared)
+        return cells, conf.round(2).tolist()
+
+    assert fused(0.4) == ([["4", None, None]], [[0.45, 0.55, 0.55]])
+    assert fused(None) == ([[None, None, None]], [[0.55, 0.55, 0.55]])
+
+
+def test_tiles_washed_out_by_glare_on_a_print_board_are_read_by_the_net():
+    """A seeded tier-1 Calculissimo render (dev seeds 605 000): a glare washes a 7 and a
+    0 out (no ink for the glyph reader; the net gives them 0.43 and 0.57, print tiles
+    show no sides to go by). Without the glare rule both are missed; with it every cell
+    is right, each as unsure as the net is."""
+    from dataclasses import replace
+
+    from samples.render import sample_photo
+    from vision import tiles
+    from vision.reader import read_board
+    img, truth, _ = sample_photo("calculissimo", 1, 717071903, fonts="held_out", hand=False,
+                                 resolution=(1920, 1080))
+    assert (truth["cells"][9][8], truth["cells"][10][8]) == ("7", "0")
+    without = read_board(img, "calculissimo",
+                         config=replace(tiles.TilesConfig(), cellnet_glared=None))
+    assert without.cells[9][8] is None and without.cells[10][8] is None
+    reading = read_board(img, "calculissimo")
+    assert reading.cells == truth["cells"]
+    assert all(0.4 <= reading.confidence[cell] < 0.9 for cell in ((9, 8), (10, 8)))
+
+
 def test_keep_to_set_moves_the_least_likely_of_too_many():
     """Three + where the set has one: the two the net gives the least odds against
     another answer with room take it (a ÷, then an empty square once both ÷ are down),
@@ -366,8 +406,10 @@ def test_tesseract_does_not_turn_back_an_answer_the_net_gave():
 def test_a_tile_washed_out_by_glare_is_read_by_the_net_where_its_sides_look_like_a_tiles():
     """A seeded tier-1 Mixmath render (dev seeds 605 000): glare washes a 14 out, the glyph
     reader sees too little ink (an empty square), the net reads 14 at ~0.9 and the
-    square's sides look like the inked tiles'. Without the sides rule it is missed; with
-    it every cell is right, the 14 as sure as the net is (not sure enough alone)."""
+    square's sides look like the inked tiles'. Without the sides rule it is read all the
+    same (the square is under a glare: that rule takes it too); without both it is
+    missed; with it every cell is right, the 14 as sure as the net is (not sure enough
+    alone)."""
     from dataclasses import replace
 
     from samples.render import sample_photo
@@ -376,9 +418,11 @@ def test_a_tile_washed_out_by_glare_is_read_by_the_net_where_its_sides_look_like
     img, truth, _ = sample_photo("mixmath", 1, 789408358, fonts="held_out", hand=False,
                                  resolution=(1920, 1080))
     assert truth["cells"][6][5] == 14
-    without = read_board(img, "mixmath", config=replace(tiles.TilesConfig(), cellnet_sided=None))
+    no_sides = replace(tiles.TilesConfig(), cellnet_sided=None)
+    assert read_board(img, "mixmath", config=no_sides).cells[6][5] == 14
+    without = read_board(img, "mixmath", config=replace(no_sides, cellnet_glared=None))
     assert without.cells[6][5] is None
-    reading = read_board(img, "mixmath")
+    reading = read_board(img, "mixmath", config=replace(tiles.TilesConfig(), cellnet_glared=None))
     assert reading.cells == truth["cells"]
     assert 0.5 <= reading.confidence[6, 5] < 0.97
 

@@ -330,7 +330,8 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
          probs: np.ndarray, classes: tuple, sure: float, doubt: float,
          blanks: int | None = None, likely_joker: float | None = None,
          fair: tuple[float, float] | None = None, sides: np.ndarray | None = None,
-         sided: tuple[float, float] | None = None) -> None:
+         sided: tuple[float, float] | None = None, glare: np.ndarray | None = None,
+         glared: float | None = None) -> None:
     """Weigh the glyph reading (``cells``, ``confidence``, changed in place) with the net's
     ``probs``: where they differ, the net's answer is taken when it is at least ``sure`` or
     the glyph reading's confidence is below ``doubt``, or (``fair``: p, c) when it is at
@@ -346,7 +347,10 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     robust spreads (``sided``: p, z; :func:`vision.blanks.tile_likeness`: the rim, sides
     and shadow every tile shows, which the net's close crop barely sees), the net's tile
     is taken when it gives it at least p: a joker while the set has more, any other tile
-    (one washed out by glare: too little ink for the glyph reader) at once.
+    (one washed out by glare: too little ink for the glyph reader) at once. Where it saw
+    an empty square under a ``glare`` ((rows, cols) bool, :attr:`vision.tiles.GridRead.glare`),
+    whose ink a tile may have lost there, the net's tile (not a joker: a glare whitens a
+    square as a joker's face is white) is taken when it gives it at least ``glared``.
 
     >>> cells, conf = [[None, "5", None, "7"]], np.array([[1.0, 0.5, 1.0, 0.8]])
     >>> probs = np.array([[[0.02, 0, 0, 0.98], [0.1, 0.9, 0, 0], [0.01, 0, 0, 0.99],
@@ -377,11 +381,13 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
         p = p_best[r, c]
         sided_tile = (mine is None and sided is not None and sides is not None
                       and p >= sided[0] and sides[r, c] >= sided[1])
+        glared_tile = (mine is None and glared is not None and glare is not None
+                       and glare[r, c] and p >= glared and theirs != "?")
         if theirs == mine:
             confidence[r, c] = max(confidence[r, c], p)
         elif p >= sure or confidence[r, c] < doubt or (
                 fair is not None and p >= fair[0] and confidence[r, c] < fair[1]) or (
-                sided_tile and theirs != "?"):
+                sided_tile and theirs != "?") or glared_tile:
             put.append((p, (r, c), mine, confidence[r, c]))
             cells[r][c] = theirs
             confidence[r, c] = p

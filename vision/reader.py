@@ -96,10 +96,12 @@ def _disputed(glyph_cells: list[list], fused_cells: list[list], net_says: np.nda
 
 
 def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: np.ndarray,
-          sides: np.ndarray, game: str, cfg: tiles.TilesConfig) -> np.ndarray:
+          sides: np.ndarray, game: str, cfg: tiles.TilesConfig,
+          glare: np.ndarray | None = None) -> np.ndarray:
     """The glyph reading (``cells``, ``confidence``: changed in place) weighed with the
     net's ``probs`` under ``cfg``'s rules: the sides' veto on the net's jokers
-    (:func:`vision.cellnet.bare_of_jokers`), then :func:`vision.cellnet.fuse`. Returns the
+    (:func:`vision.cellnet.bare_of_jokers`), then :func:`vision.cellnet.fuse` (``sides``:
+    ``GridRead.sides_like``, ``glare``: ``GridRead.glare``). Returns the
     probabilities as weighed, which the set's counts then go on. (``bench.fusion`` replays
     the reading's weighing through this.)"""
     classes = cellnet.CLASSES[game]
@@ -107,7 +109,8 @@ def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: n
         probs = cellnet.bare_of_jokers(probs, classes, sides, cells, cfg.cellnet_bare_sides)
     cellnet.fuse(cells, confidence, leave, probs, classes, cfg.cellnet_sure, cfg.cellnet_doubt,
                  blanks=tiles.blank_tiles_of(game), likely_joker=cfg.cellnet_likely_joker,
-                 fair=cfg.cellnet_fair, sides=sides, sided=cfg.cellnet_sided)
+                 fair=cfg.cellnet_fair, sides=sides, sided=cfg.cellnet_sided,
+                 glare=glare, glared=cfg.cellnet_glared)
     return probs
 
 
@@ -153,8 +156,8 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     carry on the timing of a read that began earlier. ``trace`` (a dict) receives what
     the glyph reader and the net said before they were weighed (``bench.fusion`` replays
     the weighing): ``glyph_cells``, ``glyph_confidence``, ``leave``, ``probs``,
-    ``probs_once`` (the net's, without its second look) and ``sides``
-    (``GridRead.sides_like``)."""
+    ``probs_once`` (the net's, without its second look), ``sides``
+    (``GridRead.sides_like``) and ``glare`` (``GridRead.glare``)."""
     from . import board
 
     t0 = time.perf_counter() if t0 is None else t0
@@ -209,9 +212,9 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
         if trace is not None:
             trace.update(glyph_cells=glyph_cells, glyph_confidence=read.confidence.copy(),
                          leave=leave.copy(), probs=probs, probs_once=probs_once,
-                         sides=read.sides_like)
+                         sides=read.sides_like, glare=read.glare)
         probs = weigh(read.cells, read.confidence, leave, probs, read.sides_like, game,
-                      tiles_cfg)
+                      tiles_cfg, read.glare)
         glyphs_unsure &= _disputed(glyph_cells, read.cells,
                                    np.array(classes, dtype=object)[probs.argmax(-1)])
     if tiles_cfg.use_tesseract:   # a tie-break for the glyph reader's doubts alone

@@ -212,6 +212,9 @@ class TilesConfig:
                                         # tiles' by z spreads (GridRead.sides_like), a tile
                                         # the net gives at least p (a joker while the set
                                         # has more) is put down
+    cellnet_glared: float | None = 0.4  # where the glyph reader saw an empty square under
+                                        # a glare (GridRead.glare), a tile (not a joker)
+                                        # the net gives at least this is put down
     cellnet_bare_sides: float | None = 3.0  # a square whose sides look like the empty
                                         # squares' (less than z spreads towards the inked
                                         # tiles') takes no joker from the net (cellnet.
@@ -1246,6 +1249,8 @@ class GridRead:
     sides_like: np.ndarray   # how like the inked tiles' a plain square's sides look
                              # (vision.blanks.tile_likeness: robust spreads; NaN where
                              # they cannot tell)
+    glare: np.ndarray        # bool: a face washed white or lifted by a glare, where a
+                             # faint tile's ink may not show
     reads: list = field(default_factory=list)  # (CellGlyphs, {value: probability}) of
                                                # every tile read by the classifier
 
@@ -1386,7 +1391,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     clock("cells.occlusion")
 
     read = GridRead(cells, conf, occluded, stats, colours, cand, is_tile, blank, explained,
-                    sides_like, reads)
+                    sides_like, glare, reads)
     if cfg.use_tesseract if tesseract is None else tesseract:
         settle_unsure(grid_bgr, read, game, cfg)
         clock("cells.tesseract")
