@@ -101,8 +101,28 @@ def board_norm(padded: np.ndarray) -> np.ndarray:
     """(2, 3) the board's median colour (mostly plain squares) and its spread (5th to 95th
     percentile, per channel): what :func:`normalised` takes out."""
     inner = padded[MARGIN_PX:-MARGIN_PX, MARGIN_PX:-MARGIN_PX].reshape(-1, 3)[::7]
-    lo, med, hi = np.percentile(inner, [5, 50, 95], axis=0)
+    lo, med, hi = percentiles_u8(inner, (5, 50, 95))
     return np.stack([med, np.maximum(hi - lo, 24.0)]).astype(np.float32)
+
+
+def percentiles_u8(x: np.ndarray, qs: tuple) -> np.ndarray:
+    """``np.percentile(x, qs, axis=0)`` (linear interpolation) of uint8 ``x`` (n, k),
+    found by counting the 256 levels: the same numbers, ~7x faster than sorting.
+
+    >>> x = np.array([[0, 9], [10, 5], [20, 255], [30, 7]], np.uint8)
+    >>> bool(np.array_equal(percentiles_u8(x, (5, 50, 95)), np.percentile(x, [5, 50, 95], 0)))
+    True
+    """
+    n = len(x)
+    at = np.asarray(qs, float) / 100 * (n - 1)
+    below = np.floor(at).astype(int)
+    out = np.empty((len(at), x.shape[1]))
+    for ch in range(x.shape[1]):
+        cum = np.cumsum(np.bincount(x[:, ch], minlength=256))
+        v_lo = np.searchsorted(cum, below, side="right")          # the below-th smallest
+        v_hi = np.searchsorted(cum, np.minimum(below + 1, n - 1), side="right")
+        out[:, ch] = v_lo + (at - below) * (v_hi - v_lo)
+    return out
 
 
 def normalised(crops: np.ndarray, norm: np.ndarray) -> np.ndarray:

@@ -422,12 +422,12 @@ def cell_stats(grid_bgr: np.ndarray, rows: int, cols: int,
     ink_c = _cells_view(ink, rows, cols)[:, :, dc, dc]
     n_ink = ink_c.sum(axis=(2, 3))
     ink_frac = n_ink / float(ink_c.shape[2] * ink_c.shape[3])
-    # B, G, R spread of the centres only, made one contiguous image first (OpenCV on
-    # strided channel views of the whole grid is 5x slower)
+    # B, G, R spread of the centres only, made one contiguous image first and split in
+    # planes (OpenCV on strided channel views is 4-5x slower)
     k = ink_c.shape[2]
     centres = np.ascontiguousarray(_cells_view(grid_bgr, rows, cols)[:, :, dc, dc]
                                    .transpose(0, 2, 1, 3, 4)).reshape(rows * k, cols * k, 3)
-    b, g, r = centres[..., 0], centres[..., 1], centres[..., 2]
+    b, g, r = cv2.split(centres)
     spread = cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
     spread_sum = (_cells_view(spread, rows, cols) * ink_c).sum(axis=(2, 3))
     ink_spread = spread_sum / np.maximum(n_ink, 1)
