@@ -497,6 +497,29 @@ def test_a_dim_blurred_board_of_hairlines_is_found_on_the_working_copy():
     assert min(errs) < 0.2 * cell
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("game,seed", [("mixmath", 3367956658), ("calculissimo", 3165727645)])
+def test_a_board_no_halving_parts_is_found_on_a_rescaled_copy(game, seed):
+    """Own sets whose squares no halving of the photo parts (a lattice of 17-44 squares
+    shows, too few): the looks made again on a copy scaled by 2^(1/4) find the board, in
+    place, its location mapped back to the photo; without that look it is not found."""
+    from dataclasses import replace
+
+    from vision.board import BoardNotFound
+    from vision.config import BoardConfig
+    render = pytest.importorskip("samples.render")
+    img, truth, _ = render.sample_photo(game, 2, seed, fonts="held_out", hand=False,
+                                        resolution=(1920, 1080))
+    with pytest.raises(BoardNotFound):
+        find_board(img, game, config=replace(BoardConfig(), rescaled_look=None))
+    loc = find_board(img, game)
+    assert loc.details["rescaled"] == pytest.approx(2 ** 0.25)
+    cell = truth["camera"]["min_cell_px"]
+    errs = [np.linalg.norm(loc.rotated(k).grid_corners - np.array(truth["grid_corners"]),
+                           axis=1).max() for k in range(4)]
+    assert min(errs) < 0.2 * cell
+
+
 # ----------------------------------------------------------------------------------------
 # rectification and the location's helpers
 

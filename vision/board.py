@@ -262,19 +262,7 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
     # doubtful (thin printed lines merge squares at low resolution), on the next larger
     # copy; markers then only in the corners the grid predicts. The whole picture is
     # searched for markers only when no good grid shows (a hand over much of it).
-    loc = None
-    for level, opened, faint in _looks(photo, cfg):
-        if faint and (loc is not None or photo.squares_seen < cfg.faint_after_seen):
-            break
-        found_here = _find_by_grid(photo, level, opened, faint, game, geometry, profile, cfg)
-        if found_here is None:
-            continue
-        # two looks that agree settle it: a third would find the same grid again
-        agreed = loc is not None and _same_grid(loc, found_here, cfg)
-        if loc is None or found_here.quality > loc.quality:
-            loc = found_here
-        if _is_sure(loc, cfg) or agreed:
-            break
+    loc = _grid_looks(photo, game, geometry, profile, cfg)
     markers: list = []
     if loc is None or not _is_sure(loc, cfg):
         best_found: dict = {}
@@ -296,6 +284,8 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
                 by_markers = _find_by_markers(photo, game, default_geometry, best_found, cfg)
             if loc is None or by_markers.quality >= loc.quality * 0.8:
                 loc = by_markers
+    if loc is None and cfg.rescaled_look and photo.squares_seen >= cfg.faint_after_seen:
+        loc = _rescaled_look(photo, game, geometry, profile, cfg)
     if loc is None:
         others = sorted({decode_marker_id(i)[0] for i, _ in markers
                          if decode_marker_id(i) is not None} - {game})
@@ -312,6 +302,51 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
                                         loc.geometry.cols)
     loc.details["find_ms"] = (time.perf_counter() - t0) * 1000
     return loc
+
+
+def _grid_looks(photo: _Photo, game: str, geometry: BoardGeometry | None,
+                profile: str | BoardProfile | None, cfg: BoardConfig) -> BoardLocation | None:
+    """The board from the lattice of squares, looked for as :func:`_looks` orders it, or
+    None."""
+    loc = None
+    for level, opened, faint in _looks(photo, cfg):
+        if faint and (loc is not None or photo.squares_seen < cfg.faint_after_seen):
+            break
+        found_here = _find_by_grid(photo, level, opened, faint, game, geometry, profile, cfg)
+        if found_here is None:
+            continue
+        # two looks that agree settle it: a third would find the same grid again
+        agreed = loc is not None and _same_grid(loc, found_here, cfg)
+        if loc is None or found_here.quality > loc.quality:
+            loc = found_here
+        if _is_sure(loc, cfg) or agreed:
+            break
+    return loc
+
+
+def _rescaled_look(photo: _Photo, game: str, geometry: BoardGeometry | None,
+                   profile: str | BoardProfile | None, cfg: BoardConfig
+                   ) -> BoardLocation | None:
+    """:func:`_grid_looks` on a copy of the photo scaled by ``cfg.rescaled_look`` (halved
+    while the copy stays at least twice the working size), the board found there mapped
+    back to the photo; None when it shows no board either."""
+    image = photo.image
+    long_side = max(image.shape[:2])
+    scale = cfg.rescaled_look
+    while scale * long_side / 2 >= 2 * cfg.work_long_side:
+        scale /= 2
+    copy = cv2.resize(image, None, fx=scale, fy=scale,
+                      interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    other = _Photo(copy, cfg.work_long_side)
+    loc = _grid_looks(other, game, geometry, profile, cfg)
+    if loc is None:
+        return None
+    to_copy = _scale_matrix(copy.shape[1] / image.shape[1], copy.shape[0] / image.shape[0])
+    return BoardLocation.from_homography(
+        game, loc.geometry, loc.homography @ to_copy, quality=loc.quality, method=loc.method,
+        orientation_certain=loc.orientation_certain,
+        orientation_scores=loc.orientation_scores, profile=loc.profile,
+        details={**loc.details, "rescaled": scale})
 
 
 def _same_grid(a: BoardLocation, b: BoardLocation, cfg: BoardConfig) -> bool:
