@@ -1370,7 +1370,8 @@ def _find_by_grid(photo: _Photo, level: int, opened: bool, faint: bool, game: st
     found = 0 if lat is None else len(lat.idx)
     photo.squares_seen = max(photo.squares_seen, found / (rows * cols))
     if found < need:
-        photo.why_not = (f"no {game} board found: {found} squares in a grid seen, at least "
+        most = int(round(photo.squares_seen * rows * cols))   # what the best look saw
+        photo.why_not = (f"no {game} board found: {most} squares in a grid seen, at least "
                          f"{need} of its {rows * cols} needed (is the whole board in view?)")
         return None
     placed = _lattice_to_grid(lat, rows, cols)
