@@ -244,6 +244,9 @@ class TilesConfig:
                                         # pale finger
     skin_edge_frac: float = 0.04        # next to such a blob, a cell this much skin is
     occluder_grow: int = 2              # ... hidden in part (grown this many cells out)
+    occluder_spares: float | None = 0.15  # ... but not a tile another reader (the net) is
+                                        # sure of with less skin than this: a finger
+                                        # beside it, not over it
     seam_depth: float = 0.1             # a blob whose cells show seams this much darker
     seam_share: float = 0.8             # than either side (of the face's grey) on this
     seam_least: int = 6                 # share of at least this many of their sides is
@@ -1294,7 +1297,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
         ``read.stats.rotated(k)``)
     known : {(row, col): (value, confidence)}, cells another reader (the cell net) is sure
         of: where they are taken for tiles here, that is their reading, not cut nor
-        classified (the glyph reader's slowest steps, on most tiles)
+        classified (the glyph reader's slowest steps, on most tiles); beside a hand, such a
+        tile with little skin on it is not hidden (``config.occluder_spares``)
     inked_jokers : the set's jokers and blanks carry a star (print-and-play): no tile is
         read as a blank for lack of ink
 
@@ -1385,6 +1389,10 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     # an empty cell unlike its square (a tile washed out by glare?): check it
     conf[off_square & ~blank] = np.minimum(conf[off_square & ~blank], cfg.conf_off_square)
     occluded = occlusion(stats, explained, off_square | fingers, skin_like, cfg)
+    if cfg.occluder_spares is not None:   # the fringe's tiles read surely, little skin
+        for cell in known:
+            if stats.skin_frac[cell] < cfg.occluder_spares:
+                occluded[cell] = False
     for r, c in zip(*np.nonzero(occluded)):
         cells[r][c] = None
         conf[r, c] = 0.0
