@@ -521,21 +521,20 @@ def test_a_board_no_halving_parts_is_found_on_a_rescaled_copy(game, seed):
 
 
 @pytest.mark.slow
-def test_a_board_partly_out_of_the_picture_says_how_much_of_it_was_seen():
-    """A photo cut through the board (a third of its columns in view): no board, and the
-    message says how many squares the best look saw, too few of the 196, and what to do."""
+def test_no_board_says_how_much_of_it_the_best_look_saw():
+    """An own set of hairlines (dev seeds 635 000) not found: its first looks see a
+    lattice of 56 squares, too few of the 225, the last (faint) look none. The message
+    says what the best look saw, and what to do (it used to say the last look's: 0)."""
     import re
 
     from vision.board import BoardNotFound
     render = pytest.importorskip("samples.render")
-    img, truth, _ = render.sample_photo("mixmath", 2, 12345, fonts="held_out", hand=False,
-                                        resolution=(1920, 1080))
-    xs = np.array(truth["grid_corners"])[:, 0]
-    part = np.ascontiguousarray(img[:, :int(xs.min() + 0.3 * (xs.max() - xs.min()))])
+    img, _, _ = render.sample_photo("calculissimo", 2, 1033175202, fonts="held_out",
+                                    hand=False, resolution=(1920, 1080))
     with pytest.raises(BoardNotFound, match="whole board in view") as err:
-        find_board(part, "mixmath")
+        find_board(img, "calculissimo")
     seen = int(re.search(r"(\d+) squares in a grid seen", str(err.value)).group(1))
-    assert 10 <= seen < 49
+    assert 40 <= seen < 57
 
 
 # ----------------------------------------------------------------------------------------

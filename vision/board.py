@@ -202,11 +202,18 @@ class BoardLocation:
         if k % 2 and g.rows != g.cols:
             raise ValueError("a non-square grid turns only by half turns")
         grid_h = _quarter_turn(k, g.rows, g.cols) @ self.grid_homography
-        scores = np.roll(self.orientation_scores, -k)
-        return BoardLocation.from_grid_homography(
-            self.game, grid_h, g, quality=self.quality, method=self.method,
-            orientation_certain=self.orientation_certain, orientation_scores=scores,
-            profile=self.profile, details=dict(self.details))
+        return self.remapped(_grid_to_mm(g) @ grid_h,
+                             orientation_scores=np.roll(self.orientation_scores, -k))
+
+    def remapped(self, homography: np.ndarray, **changes) -> BoardLocation:
+        """The same find with another image px -> board mm ``homography`` (turned, or
+        found on a scaled copy of the photo), and the ``changes`` to its other fields."""
+        kw = dict(quality=self.quality, method=self.method,
+                  orientation_certain=self.orientation_certain,
+                  orientation_scores=self.orientation_scores, profile=self.profile,
+                  details=dict(self.details))
+        return BoardLocation.from_homography(self.game, self.geometry, homography,
+                                             **{**kw, **changes})
 
 
 # ----------------------------------------------------------------------------------------
@@ -342,11 +349,7 @@ def _rescaled_look(photo: _Photo, game: str, geometry: BoardGeometry | None,
     if loc is None:
         return None
     to_copy = _scale_matrix(copy.shape[1] / image.shape[1], copy.shape[0] / image.shape[0])
-    return BoardLocation.from_homography(
-        game, loc.geometry, loc.homography @ to_copy, quality=loc.quality, method=loc.method,
-        orientation_certain=loc.orientation_certain,
-        orientation_scores=loc.orientation_scores, profile=loc.profile,
-        details={**loc.details, "rescaled": scale})
+    return loc.remapped(loc.homography @ to_copy, details={**loc.details, "rescaled": scale})
 
 
 def _same_grid(a: BoardLocation, b: BoardLocation, cfg: BoardConfig) -> bool:

@@ -1336,9 +1336,9 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     conf[cand & ~is_tile] = cfg.conf_rejected_candidate
     mixmath = game == "mixmath"
     known = {cell: v for cell, v in (known or {}).items() if is_tile[cell]}
-    to_cut = is_tile.copy()
-    for cell in known:
-        to_cut[cell] = False
+    known_at = np.zeros_like(is_tile)
+    known_at[tuple(np.array(list(known), int).reshape(-1, 2).T)] = True
+    to_cut = is_tile & ~known_at
     found = ink_glyphs(grid_bgr, rows, cols, stats, to_cut, split_pairs=mixmath, config=cfg,
                        recut=kinds != "fixed")
     clock("cells.segment")
@@ -1390,9 +1390,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     conf[off_square & ~blank] = np.minimum(conf[off_square & ~blank], cfg.conf_off_square)
     occluded = occlusion(stats, explained, off_square | fingers, skin_like, cfg)
     if cfg.occluder_spares is not None:   # the fringe's tiles read surely, little skin
-        for cell in known:
-            if stats.skin_frac[cell] < cfg.occluder_spares:
-                occluded[cell] = False
+        occluded &= ~(known_at & (stats.skin_frac < cfg.occluder_spares))
     for r, c in zip(*np.nonzero(occluded)):
         cells[r][c] = None
         conf[r, c] = 0.0
