@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision import cellnet
+from vision import cellnet, tiles
 
 
 def _naive_conv(x, w, b, stride):
@@ -70,7 +70,8 @@ def test_the_shipped_nets_have_the_layout_the_forward_expects():
         net = cellnet.load(game)
         assert net is not None, f"vision/models/cellnet-{game}.npz is missing"
         crops = np.full((2, cellnet.CROP_PX, cellnet.CROP_PX, 3), 180, np.uint8)
-        probs = net.probabilities(crops, np.float32([[180, 170, 160], [60, 60, 60]]))
+        context = np.stack([crops[0], crops[0]]) if net.reads_context else None
+        probs = net.probabilities(crops, np.float32([[180, 170, 160], [60, 60, 60]]), context)
         assert probs.shape == (2, len(classes))
         np.testing.assert_allclose(probs.sum(1), 1, rtol=1e-5)
         assert probs[0].argmax() == 0        # the board's median colour all over: empty
@@ -101,14 +102,67 @@ def test_the_net_reads_what_the_glyph_reader_alone_gets_wrong(seed, cell, value)
 def test_training_crops_carry_their_cells_labels():
     """One render, every cell kept: the labels are the truth's cells, row by row."""
     from samples.render import photo_seed, sample_photo
-    crops, norms, labels, photos = cellnet.make_data("calculissimo", 1, seed=5, empty_keep=1.0,
-                                                     jitters=1, progress=False)
+    crops, norms, labels, photos, boards, contexts = cellnet.make_data(
+        "calculissimo", 1, seed=5, empty_keep=1.0, jitters=1, progress=False)
     _, truth, _ = sample_photo("calculissimo", 1, photo_seed(5 + 1, 0), hand=False,
                                fonts="train", resolution=(1920, 1080))
     classes = cellnet.CLASSES["calculissimo"]
     assert [classes[k] for k in labels] == [v for row in truth["cells"] for v in row]
     assert crops.shape == (len(labels), cellnet.CROP_PX, cellnet.CROP_PX, 3)
-    assert norms.shape == (len(labels), 2, 3) and (photos == 0).all()
+    assert norms.shape == (len(labels), 2, 3) and (photos == 0).all() and (boards == 0).all()
+    # the board's context: its plain squares' median crop (an empty one) and its tiles'
+    plain = (tiles.square_kinds_of("calculissimo", 15, 15) == "plain").ravel()
+    empty = plain & (labels == 0)
+    assert contexts.shape == (1, 2, cellnet.CROP_PX, cellnet.CROP_PX, 3)
+    centre = slice(cellnet.MARGIN_PX + 4, -cellnet.MARGIN_PX - 4)
+    face = np.median(crops[empty][:, centre, centre], axis=(0, 1, 2))
+    assert np.abs(contexts[0, 0, centre, centre].mean((0, 1)) - face).max() < 8
+    assert np.abs(contexts[0, 1] - contexts[0, 0]).max() > 40   # a tile is not a square
+
+
+def test_a_net_in_context_is_not_trained_on_crops_saved_without_their_contexts(tmp_path):
+    n = 4
+    np.savez(tmp_path / "calculissimo-1.npz",
+             crops=np.zeros((n, cellnet.CROP_PX, cellnet.CROP_PX, 3), np.uint8),
+             norms=np.ones((n, 2, 3), np.float32), labels=np.zeros(n, int), photos=np.zeros(n))
+    with pytest.raises(ValueError, match="without their boards' contexts"):
+        cellnet.train("calculissimo", [tmp_path / "calculissimo-1.npz"], context=True)
+
+
+def test_a_net_reading_in_context_sees_the_crop_and_the_context_side_by_side():
+    """The forward folds the context's part of the first layer into a bias worked out once
+    a board: the same as the first layer over the crop and its context stacked (9
+    channels, normalised, padded with 0)."""
+    rng = np.random.default_rng(3)
+    n, crop = 5, cellnet.CROP_PX
+    w = {"conv0.w": rng.normal(0, 0.2, (81, 16)), "conv0.b": rng.normal(0, 0.1, 16)}
+    c = 16
+    for i, (o, _) in enumerate(cellnet.CONVS[1:], 1):
+        w[f"conv{i}.w"], w[f"conv{i}.b"] = rng.normal(0, 0.1, (9 * c, o)), np.zeros(o)
+        c = o
+    side = crop // 2 ** len(cellnet.CONVS)
+    w["fc0.w"], w["fc0.b"] = rng.normal(0, 0.05, (side * side * c, 8)), np.zeros(8)
+    w["fc1.w"], w["fc1.b"] = rng.normal(0, 0.5, (8, 3)), np.zeros(3)
+    net = cellnet.CellNet(w, (None, "1", "?"))
+    assert net.reads_context
+    crops = rng.integers(0, 256, (n, crop, crop, 3), dtype=np.uint8)
+    context = rng.integers(0, 256, (2, crop, crop, 3), dtype=np.uint8)
+    norm = np.float32([[120, 130, 140], [50, 60, 70]])
+    got = net.probabilities(crops, norm, context)
+    x = np.concatenate([cellnet.normalised(crops, norm),
+                        *np.broadcast_to(cellnet.normalised(context, norm)[:, None],
+                                         (2, n, crop, crop, 3))], -1)
+    x = cellnet._conv(x, net.w["conv0.w"], net.w["conv0.b"], 2)
+    for i in range(1, len(cellnet.CONVS)):
+        x = cellnet._conv(x, net.w[f"conv{i}.w"], net.w[f"conv{i}.b"], 2)
+    z = np.maximum(x.reshape(n, -1) @ net.w["fc0.w"], 0) @ net.w["fc1.w"]
+    want = np.exp(z - z.max(1, keepdims=True))
+    np.testing.assert_allclose(got, want / want.sum(1, keepdims=True), rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="context"):
+        net.probabilities(crops, norm)
+    # a turned view's context is turned with it
+    view = cellnet.BoardView(np.zeros((4, 4, 3), np.uint8), norm, 1, 1, context)
+    np.testing.assert_array_equal(view.turned(1).context[1], tiles.turned(context[1], 1))
 
 
 def test_no_more_jokers_than_the_set_has():
@@ -141,7 +195,7 @@ def test_the_tiles_the_net_is_sure_of_are_not_cut_and_read_the_same(game, seed):
     assert location.orientation_certain           # print-and-play: its markers say
     g = location.geometry
     grid = board.rectify_grid(img, location, PX_PER_CELL)
-    probs = cellnet.read_probabilities(cellnet.BoardView.of(img, location), game)
+    probs = cellnet.read_probabilities(_net_view(img, location, game), game)
     classes, cfg = cellnet.CLASSES[game], tiles.TilesConfig()
     known = cellnet.sure_values(probs, classes, cfg.cellnet_sure)
     n_tiles = sum(v is not None for row in truth["cells"] for v in row)
@@ -179,6 +233,18 @@ def test_a_likely_joker_on_an_empty_read_square_is_put_down_while_the_set_has_mo
     reading = read_board(img, "calculissimo")
     assert reading.cells == truth["cells"]
     assert 0.7 <= reading.confidence[8, 5] < 0.97
+
+
+def _net_view(img, location, game):
+    """The net's view of the board as the reader makes it (in context, for a net that
+    reads so)."""
+    from vision import board, reader
+    view = cellnet.BoardView.of(img, location)
+    if not cellnet.load(game).reads_context:
+        return view
+    g, cfg = location.geometry, tiles.TilesConfig()
+    grid = board.rectify_grid(img, location, reader.PX_PER_CELL)
+    return reader.in_context(view, game, tiles.cell_stats(grid, g.rows, g.cols, cfg), cfg)
 
 
 def _found(game, seed, tier=2):
@@ -229,7 +295,7 @@ def test_a_doubtful_cell_is_seen_again_a_pixel_each_way():
     crop moved by up to a pixel each way (the rim extended by its edge); the others keep
     their one reading."""
     img, _, location = _found("calculissimo", 31)
-    view = cellnet.BoardView.of(img, location)
+    view = _net_view(img, location, "calculissimo")
     once = cellnet.read_probabilities(view, "calculissimo")
     again = cellnet.second_look(view, "calculissimo", once, 0.9)
     doubtful = once.max(-1) < 0.9
@@ -241,7 +307,8 @@ def test_a_doubtful_cell_is_seen_again_a_pixel_each_way():
         crops = np.stack([edged[1 + r * p + dy:1 + r * p + dy + cellnet.CROP_PX,
                                 1 + c * p + dx:1 + c * p + dx + cellnet.CROP_PX]
                           for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
-        np.testing.assert_allclose(again[r, c], net.probabilities(crops, view.norm).mean(0),
+        np.testing.assert_allclose(again[r, c],
+                                   net.probabilities(crops, view.norm, view.context).mean(0),
                                    atol=1e-5)
 
 

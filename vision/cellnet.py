@@ -13,7 +13,11 @@ glyph reading (:func:`fuse`).
 Input (:func:`cell_crops`): the board rectified from the photo at ``CELL_PX`` a cell with a
 ``MARGIN_PX`` rim, each cell's ``CROP_PX`` square, its colour centred on the board's
 median (the plain squares) and scaled by the board's spread, so the light's colour and
-strength are taken out but the tile's own colour against its square is kept.
+strength are taken out but the tile's own colour against its square is kept. A net that
+reads in context (trained with ``--context``; the reader gives it one) sees each crop
+beside the photo's own empty square and inked tile (:func:`context_of`: the median crop of
+the plain squares and of the tiles with ink), so a white joker on a pale square is told
+by how it differs from both. The shipped nets do not yet: see the README's measurements.
 
 Net (:class:`CellNet`, numpy forward; three 2-strided 3x3 convolutions of ``CONVS``
 channels, then a dense layer of ``HIDDEN`` and the classes): about 0.6 million
@@ -26,9 +30,12 @@ from the development and benchmark ones), from grids whose corners are jittered 
 hundredths of a cell as the board finder leaves them, lit afresh at every step. The
 weights ship in ``vision/models/cellnet-GAME.npz``; they were made with::
 
-    python -m vision.cellnet --data GAME --photos 2500                  # ~ 8 min a game
+    python -m vision.cellnet --data GAME --photos 2500                  # ~ 12 min a game
     python -m vision.cellnet --data GAME --photos 2500 --seed 9600000   # as many again
     python -m vision.cellnet --train GAME --threads 1                   # ~ 25 min a game
+
+(The shipped nets were trained on data made before contexts were kept; ``--data`` now
+keeps them too, which ``--train`` leaves aside unless ``--context``.)
     python -m vision.cellnet --train-turns calculissimo --threads 2     # ~ 3 min
 
 The turn net (:func:`train_turns`, ``vision/models/turnnet-calculissimo.npz``, a smaller
@@ -49,7 +56,7 @@ import argparse
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -132,6 +139,32 @@ def normalised(crops: np.ndarray, norm: np.ndarray) -> np.ndarray:
     return (crops.astype(np.float32) - norm[..., 0, :]) / norm[..., 1, :]
 
 
+CONTEXT_CELLS = 48   # at most this many cells of each kind make a context's median
+
+
+def context_of(crops: np.ndarray, plain: np.ndarray, inked: np.ndarray) -> np.ndarray:
+    """(2, CROP_PX, CROP_PX, 3) uint8, the photo's context for the net: the per-pixel
+    median of the ``plain`` squares' crops (most are empty: what an empty square looks
+    like here) and of the ``inked`` tiles' (what a tile's face, rim and shadow look like
+    here; none: the plain squares' again). ``crops``: every cell's (:func:`cell_crops`);
+    ``plain``, ``inked``: (rows, cols) bool. A white joker on a pale square differs from
+    the square by a colour one crop alone cannot place; beside the photo's own empty
+    square and tile it can.
+
+    >>> c = np.zeros((4, CROP_PX, CROP_PX, 3), np.uint8); c[2:] = 200
+    >>> ctx = context_of(c, np.array([[1, 1], [1, 0]], bool), np.array([[0, 0], [1, 1]], bool))
+    >>> ctx.shape, int(ctx[0].max()), int(ctx[1].min())
+    ((2, 32, 32, 3), 0, 200)
+    """
+    def median(sel):
+        idx = np.flatnonzero(sel.ravel())
+        if len(idx) > CONTEXT_CELLS:   # evenly spread over the board
+            idx = idx[np.linspace(0, len(idx) - 1, CONTEXT_CELLS).astype(int)]
+        return np.median(crops[idx], axis=0).astype(np.uint8)
+    empty = median(plain)
+    return np.stack([empty, median(inked) if inked.any() else empty])
+
+
 @dataclass(frozen=True)
 class BoardView:
     """The board as the nets see it: its :func:`padded_grid` and :func:`board_norm`."""
@@ -140,6 +173,7 @@ class BoardView:
     norm: np.ndarray
     rows: int
     cols: int
+    context: np.ndarray | None = None   # :func:`context_of`, for a net that reads in it
 
     @classmethod
     def of(cls, image_bgr: np.ndarray, location) -> BoardView:
@@ -152,7 +186,13 @@ class BoardView:
         norm is kept (a sample of the turned pixels differs by a level or two)."""
         from .tiles import turned
         rows, cols = (self.cols, self.rows) if k % 2 else (self.rows, self.cols)
-        return BoardView(turned(self.padded, k), self.norm, rows, cols)
+        context = None if self.context is None else np.stack([turned(c, k) for c in self.context])
+        return BoardView(turned(self.padded, k), self.norm, rows, cols, context)
+
+    def in_context(self, plain: np.ndarray, inked: np.ndarray) -> BoardView:
+        """The view with its :func:`context_of` the ``plain`` squares and ``inked`` tiles
+        ((rows, cols) bool)."""
+        return replace(self, context=context_of(self.crops(), plain, inked))
 
     def crops(self, cells: np.ndarray | None = None) -> np.ndarray:
         """:func:`cell_crops` of every cell, or of the ``cells`` ((rows, cols) bool)."""
@@ -177,9 +217,9 @@ HIDDEN = 128                          # the dense layer between them and the cla
 
 
 def _conv(x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: int,
-          pad_value: np.ndarray | float = 0.0) -> np.ndarray:
+          pad_value: np.ndarray | float = 0.0, relu: bool = True) -> np.ndarray:
     """NHWC convolution, 'same' padding (with ``pad_value``), then ReLU, by one matrix
-    product. w: (k*k*C, O), rows in (ky, kx, C) order."""
+    product. w: (k*k*C, O), rows in (ky, kx, C) order; b: (O,) or per place (ho, wo, O)."""
     n, h, wd, c = x.shape
     k = int(round(np.sqrt(w.shape[0] // c)))
     pad = k // 2
@@ -192,9 +232,9 @@ def _conv(x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: int,
     # each window row (kx, C) is contiguous in memory: copy runs of k*C, not of C
     win = np.lib.stride_tricks.as_strided(xp, (n, ho, wo, k, k * c),
                                           (sn, stride * sh, stride * sw, sh, sc))
-    out = win.reshape(n * ho * wo, k * k * c) @ w
+    out = (win.reshape(n * ho * wo, k * k * c) @ w).reshape(n, ho, wo, -1)
     out += b
-    return np.maximum(out, 0, out=out).reshape(n, ho, wo, -1)
+    return np.maximum(out, 0, out=out) if relu else out
 
 
 class CellNet:
@@ -204,15 +244,32 @@ class CellNet:
         self.w = {k: np.asarray(v, np.float32) for k, v in weights.items()}
         self.classes = classes
 
-    def probabilities(self, crops: np.ndarray, norm: np.ndarray) -> np.ndarray:
-        """(N, CROP, CROP, 3) uint8 crops of one board and its :func:`board_norm` ->
-        (N, classes) probabilities. The normalisation is folded into the first layer
-        (padding with the board's median is padding the normalised crop with 0)."""
+    @property
+    def reads_context(self) -> bool:
+        """Whether the net sees each crop beside the board's :func:`context_of` (its
+        first layer takes 9 channels: the crop's, the empty square's, the tile's)."""
+        return self.w["conv0.w"].shape[0] == 9 * 9
+
+    def probabilities(self, crops: np.ndarray, norm: np.ndarray,
+                      context: np.ndarray | None = None) -> np.ndarray:
+        """(N, CROP, CROP, 3) uint8 crops of one board and its :func:`board_norm` (and
+        :func:`context_of`, for a net that :attr:`reads_context`) -> (N, classes)
+        probabilities. The normalisation is folded into the first layer (padding with
+        the board's median is padding the normalised crop with 0); the context's part of
+        the first layer is the same for every cell, so it is worked out once, a bias."""
         med, spread = norm
         w0, b0 = self.w["conv0.w"], self.w["conv0.b"]
-        taps = w0.shape[0] // 3
-        w0 = w0 / np.tile(spread, taps)[:, None]
-        b0 = b0 - np.tile(med, taps) @ w0
+        if self.reads_context:
+            if context is None:
+                raise ValueError("this net reads a cell beside its board's context: "
+                                 "give one (BoardView.in_context)")
+            w0 = w0.reshape(9, 3, 3, -1)       # (tap, crop | empty | tile, BGR, out)
+            ctx = normalised(context, norm).transpose(1, 2, 0, 3).reshape(
+                1, CROP_PX, CROP_PX, 6)
+            b0 = b0 + _conv(ctx, w0[:, 1:].reshape(54, -1), 0.0, 2, relu=False)[0]
+            w0 = w0[:, 0].reshape(27, -1)
+        w0 = w0 / np.tile(spread, 9)[:, None]
+        b0 = b0 - np.tile(med, 9) @ w0
         x = _conv(crops, w0, b0, 2, med)
         for i in range(1, len(CONVS)):
             x = _conv(x, self.w[f"conv{i}.w"], self.w[f"conv{i}.b"], 2)
@@ -269,7 +326,8 @@ def read_probabilities(view: BoardView, game: str) -> np.ndarray | None:
     net = load(game)
     if net is None:
         return None
-    return net.probabilities(view.crops(), view.norm).reshape(view.rows, view.cols, -1)
+    return net.probabilities(view.crops(), view.norm, view.context).reshape(
+        view.rows, view.cols, -1)
 
 
 SECOND_LOOK = tuple((dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx)
@@ -287,7 +345,8 @@ def second_look(view: BoardView, game: str, probs: np.ndarray, below: float) -> 
     if not doubtful.any():
         return probs
     crops = view.shifted_crops(doubtful, SECOND_LOOK)
-    more = load(game).probabilities(crops.reshape(-1, *crops.shape[2:]), view.norm)
+    more = load(game).probabilities(crops.reshape(-1, *crops.shape[2:]), view.norm,
+                                    view.context)
     out = probs.copy()
     out[doubtful] = (probs[doubtful] + more.reshape(len(SECOND_LOOK), -1, probs.shape[-1])
                      .sum(0)) / (1 + len(SECOND_LOOK))
@@ -477,16 +536,19 @@ def _jittered(grid_corners, cols: int, rng, sd: float) -> np.ndarray:
 def make_data(game: str, n_photos: int, seed: int = TRAIN_SEED, empty_keep: float = 0.25,
               jitters: int = 2, fonts: str = "train", hand: bool = False, progress=True):
     """Labelled crops of rendered photos of both tiers: (uint8 crops, norms, labels,
-    photo index). All tiles are kept, ``empty_keep`` of the empty cells (all of them on
-    special squares, whose print must never pass for a tile)."""
+    photo index, board index, boards' contexts). All tiles are kept, ``empty_keep`` of the
+    empty cells (all of them on special squares, whose print must never pass for a tile).
+    A board is one photo seen through one jittered grid; its context is
+    :func:`context_of` with the truth's inked tiles (the reader uses the ink it sees)."""
     from samples.render import photo_seed, sample_photo
     from tqdm import tqdm
 
     from .board import BoardLocation
     from .tiles import square_kinds_of
     index = {v: i for i, v in enumerate(CLASSES[game])}
+    inked = np.array([v not in (None, "?") for v in CLASSES[game]])
     rng = np.random.default_rng(seed)
-    crops, norms, labels, photos = [], [], [], []
+    crops, norms, labels, photos, boards, contexts = [], [], [], [], [], []
     for i in tqdm(range(n_photos), desc=f"cellnet data {game}", disable=not progress,
                   file=sys.stderr):
         tier = 1 + i % 2
@@ -497,28 +559,31 @@ def make_data(game: str, n_photos: int, seed: int = TRAIN_SEED, empty_keep: floa
         shown = np.ones((rows, cols), bool)
         for r, c in truth.get("occluded", []):
             shown[r, c] = False
-        special = square_kinds_of(game, rows, cols) != "plain"
+        plain = square_kinds_of(game, rows, cols) == "plain"
         lab = np.array([[index[v] for v in row]
                         for row in truth["cells"]]).ravel()
         for j in range(jitters):
             corners = _jittered(truth["grid_corners"], cols, rng, 0.03 if j else 0.015)
             padded = padded_grid(image, BoardLocation.from_grid_corners(game, corners))
             c = cell_crops(padded, rows, cols)
-            keep = (lab != 0) | special.ravel() | (rng.random(lab.size) < empty_keep)
+            keep = (lab != 0) | ~plain.ravel() | (rng.random(lab.size) < empty_keep)
             keep &= shown.ravel()
             crops.append(c[keep])
             norms.append(np.repeat(board_norm(padded)[None], keep.sum(), 0))
             labels.append(lab[keep])
             photos.append(np.full(keep.sum(), i))
+            boards.append(np.full(keep.sum(), len(contexts)))
+            contexts.append(context_of(c, plain & shown, inked[lab].reshape(rows, cols)
+                                       & plain & shown))
     return (np.concatenate(crops), np.concatenate(norms), np.concatenate(labels),
-            np.concatenate(photos))
+            np.concatenate(photos), np.concatenate(boards), np.stack(contexts))
 
 
 # -- training (PyTorch) ----------------------------------------------------------------------
 
-def _torch_net(n_classes: int, convs=CONVS, hidden: int = HIDDEN):
+def _torch_net(n_classes: int, convs=CONVS, hidden: int = HIDDEN, channels: int = 3):
     import torch.nn as nn
-    layers, c = [], 3
+    layers, c = [], channels
     for o, k in convs:
         layers += [nn.Conv2d(c, o, k, stride=2, padding=k // 2), nn.BatchNorm2d(o), nn.ReLU()]
         c = o
@@ -555,18 +620,30 @@ def _exported(model, classes: tuple) -> CellNet:
 
 
 def _fit(model, crops: np.ndarray, norms: np.ndarray, labels: np.ndarray | None,
-         epochs: int, seed: int, threads: int, log):
+         epochs: int, seed: int, threads: int, log, boards: np.ndarray | None = None,
+         contexts: np.ndarray | None = None):
     """Train ``model`` on the crops; ``labels`` None: each crop is turned a random number of
-    quarter turns, which is its label (:func:`train_turns`)."""
+    quarter turns, which is its label (:func:`train_turns`). With ``contexts`` (each
+    board's :func:`context_of`; ``boards``: each crop's board), each crop is seen beside
+    its board's; a tenth of the time with the empty square's for the tile's (a board
+    with no inked tile)."""
     import torch
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     n = len(crops)
     rng = np.random.default_rng(seed)
+    if contexts is not None:   # normalised once: (boards, 2, CROP, CROP, 3) float32
+        first = np.unique(boards, return_index=True)[1]
+        contexts = normalised(contexts, norms[first][:, None])
 
     def batch(idx):
         idx = np.sort(idx.numpy())
         xb = normalised(crops[idx], norms[idx])
+        if contexts is not None:
+            ctx = contexts[boards[idx]]
+            no_tile = rng.random(len(idx)) < 0.1
+            ctx[no_tile, 1] = ctx[no_tile, 0]
+            xb = np.concatenate([xb, ctx[:, 0], ctx[:, 1]], -1)
         if labels is None:
             yb = rng.integers(0, 4, len(idx))
             xb = np.stack([np.rot90(x, k) for x, k in zip(xb, yb)])
@@ -587,7 +664,8 @@ def _fit(model, crops: np.ndarray, norms: np.ndarray, labels: np.ndarray | None,
             xb, yb = batch(order[s:s + 256])
             # light the crops afresh: brightness, contrast, a colour cast, noise
             g = 1 + 0.15 * torch.randn(len(xb), 1, 1, 1, generator=gen)
-            cast = 0.08 * torch.randn(len(xb), 3, 1, 1, generator=gen)
+            cast = 0.08 * torch.randn(len(xb), 3, 1, 1, generator=gen).repeat(
+                1, xb.shape[1] // 3, 1, 1)     # the same light on the crop and its context
             xb = xb * g + cast + 0.03 * torch.randn(xb.shape, generator=gen)
             out = model(xb)
             loss = torch.nn.functional.cross_entropy(out, yb, label_smoothing=0.02)
@@ -605,17 +683,32 @@ def _fit(model, crops: np.ndarray, norms: np.ndarray, labels: np.ndarray | None,
     return model
 
 
-def _load_data(data: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _load_data(data: list[Path]) -> tuple[np.ndarray, ...]:
+    """crops, norms, labels, boards, contexts of the :func:`make_data` files (boards
+    numbered across them; the last two None when a file has no contexts)."""
     parts = [np.load(path) for path in data]
-    return tuple(np.concatenate([f[k] for f in parts]) for k in ("crops", "norms", "labels"))
+    out = [np.concatenate([f[k] for f in parts]) for k in ("crops", "norms", "labels")]
+    if not all("contexts" in f for f in parts):
+        return (*out, None, None)
+    counts = np.cumsum([0] + [len(f["contexts"]) for f in parts[:-1]])
+    boards = np.concatenate([f["boards"] + k for f, k in zip(parts, counts)])
+    return (*out, boards, np.concatenate([f["contexts"] for f in parts]))
 
 
 def train(game: str, data: list[Path], epochs: int = 8, seed: int = 0, threads: int = 2,
-          log=print) -> CellNet:
-    """Fit the net of ``game`` on the crops of :func:`make_data` saved in ``data``."""
-    crops, norms, labels = _load_data(data)
+          log=print, context: bool = False) -> CellNet:
+    """Fit the net of ``game`` on the crops of :func:`make_data` saved in ``data``; with
+    ``context``, a net that reads each crop beside its board's :func:`context_of` (the
+    files must hold the contexts)."""
+    crops, norms, labels, boards, contexts = _load_data(data)
+    if context and contexts is None:
+        raise ValueError("these crops were saved without their boards' contexts: "
+                         "make them again with --data")
+    if not context:
+        boards = contexts = None
     classes = CLASSES[game]
-    model = _fit(_torch_net(len(classes)), crops, norms, labels, epochs, seed, threads, log)
+    model = _fit(_torch_net(len(classes), channels=9 if context else 3), crops, norms,
+                 labels, epochs, seed, threads, log, boards, contexts)
     return _exported(model, classes)
 
 
@@ -628,7 +721,7 @@ def train_turns(game: str, data: list[Path], epochs: int = 4, seed: int = 0,
     """Fit ``game``'s turn net: which of four quarter turns (``np.rot90`` k) a tile's crop
     was turned by, on up to ``tiles`` of the tiles with a glyph among the crops of
     :func:`make_data` (the classes: 0..3)."""
-    crops, norms, labels = _load_data(data)
+    crops, norms, labels, *_ = _load_data(data)
     glyph = np.array([c not in (None, "?") for c in CLASSES[game]])[labels]
     pick = np.flatnonzero(glyph)
     pick = np.sort(np.random.default_rng(seed).permutation(pick)[:tiles])
@@ -648,19 +741,23 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=TRAIN_SEED)
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--context", action="store_true",
+                        help="--train a net that reads each cell beside its photo's "
+                             "empty square and inked tile (context_of)")
     parser.add_argument("--store", type=Path, default=Path("/tmp/cellnet"),
                         help="where the crops are kept between --data and --train (all "
                              "GAME-*.npz there are trained on)")
     args = parser.parse_args(argv)
     args.store.mkdir(parents=True, exist_ok=True)
     if args.data:
-        crops, norms, labels, photos = make_data(args.data, args.photos, args.seed)
+        crops, norms, labels, photos, boards, contexts = make_data(args.data, args.photos,
+                                                                   args.seed)
         np.savez(args.store / f"{args.data}-{args.seed}.npz", crops=crops, norms=norms,
-                 labels=labels, photos=photos)
+                 labels=labels, photos=photos, boards=boards, contexts=contexts)
         print(f"{len(labels)} crops, {np.count_nonzero(labels)} tiles")
     if args.train:
         net = train(args.train, sorted(args.store.glob(f"{args.train}*.npz")),
-                    epochs=args.epochs, threads=args.threads)
+                    epochs=args.epochs, threads=args.threads, context=args.context)
         net.save(MODELS / f"cellnet-{args.train}.npz")
         print(f"saved {MODELS / f'cellnet-{args.train}.npz'}")
     if args.train_turns:

@@ -82,6 +82,15 @@ def _upright_turn(grid: np.ndarray, game: str, stats, view, cfg: tiles.TilesConf
     return turns[int(np.argmax(scores))], _lead(scores)
 
 
+def in_context(view: cellnet.BoardView, game: str, stats: tiles.CellStats,
+               cfg: tiles.TilesConfig) -> cellnet.BoardView:
+    """The net's view of the board beside this photo's empty square and inked tile
+    (:func:`vision.cellnet.context_of`): its plain squares, and those of them with ink
+    on a tile-like face (``stats``: the grid's :func:`vision.tiles.cell_stats`)."""
+    plain = tiles.square_kinds_of(game, view.rows, view.cols) == "plain"
+    return view.in_context(plain, tiles.tile_candidates(stats, cfg) & plain)
+
+
 def _disputed(glyph_cells: list[list], fused_cells: list[list], net_says: np.ndarray
               ) -> np.ndarray:
     """(rows, cols) bool: the cells where the glyph reading stood against the net's other
@@ -194,6 +203,11 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     calibrated = getattr(kw["profile"], "glyphs", None) is not None
     if view is not None:
         t4 = time.perf_counter()
+        net = cellnet.load(game)
+        if net is not None and net.reads_context:
+            if stats is None:
+                stats = tiles.cell_stats(grid, g.rows, g.cols, tiles_cfg)
+            view = in_context(view, game, stats, tiles_cfg)
         probs_once = probs = cellnet.read_probabilities(view, game)
         if probs is not None and tiles_cfg.cellnet_look_again is not None:
             probs = cellnet.second_look(view, game, probs, tiles_cfg.cellnet_look_again)
