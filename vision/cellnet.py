@@ -30,13 +30,13 @@ from the development and benchmark ones), from grids whose corners are jittered 
 hundredths of a cell as the board finder leaves them, lit afresh at every step. The
 weights ship in ``vision/models/cellnet-GAME.npz``; they were made with::
 
-    python -m vision.cellnet --data GAME --photos 2500                  # ~ 12 min a game
+    python -m vision.cellnet --data GAME --photos 2500                  # ~ 8 min a game
     python -m vision.cellnet --data GAME --photos 2500 --seed 9600000   # as many again
     python -m vision.cellnet --train GAME --threads 1                   # ~ 25 min a game
+    python -m vision.cellnet --train-turns calculissimo --threads 2     # ~ 3 min
 
 (The shipped nets were trained on data made before contexts were kept; ``--data`` now
 keeps them too, which ``--train`` leaves aside unless ``--context``.)
-    python -m vision.cellnet --train-turns calculissimo --threads 2     # ~ 3 min
 
 The turn net (:func:`train_turns`, ``vision/models/turnnet-calculissimo.npz``, a smaller
 net of the same kind) tells which of four quarter turns a token's crop lies at: a board
@@ -186,7 +186,8 @@ class BoardView:
         norm is kept (a sample of the turned pixels differs by a level or two)."""
         from .tiles import turned
         rows, cols = (self.cols, self.rows) if k % 2 else (self.rows, self.cols)
-        context = None if self.context is None else np.stack([turned(c, k) for c in self.context])
+        context = (None if self.context is None
+                   else np.stack([turned(c, k) for c in self.context]))
         return BoardView(turned(self.padded, k), self.norm, rows, cols, context)
 
     def in_context(self, plain: np.ndarray, inked: np.ndarray) -> BoardView:
@@ -214,12 +215,13 @@ class BoardView:
 
 CONVS = ((16, 3), (24, 3), (48, 3))   # (channels, kernel) of each convolution, stride 2
 HIDDEN = 128                          # the dense layer between them and the classes
+_FIRST_TAPS = 3 * 3                   # the first layer's kernel (CONVS, TURN_CONVS: 3x3)
 
 
 def _conv(x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: int,
           pad_value: np.ndarray | float = 0.0, relu: bool = True) -> np.ndarray:
-    """NHWC convolution, 'same' padding (with ``pad_value``), then ReLU, by one matrix
-    product. w: (k*k*C, O), rows in (ky, kx, C) order; b: (O,) or per place (ho, wo, O)."""
+    """NHWC convolution, 'same' padding (with ``pad_value``), then ReLU (unless not
+    ``relu``), by one matrix product. w: (k*k*C, O), rows in (ky, kx, C) order; b: (O,) or per place (ho, wo, O)."""
     n, h, wd, c = x.shape
     k = int(round(np.sqrt(w.shape[0] // c)))
     pad = k // 2
@@ -248,7 +250,7 @@ class CellNet:
     def reads_context(self) -> bool:
         """Whether the net sees each crop beside the board's :func:`context_of` (its
         first layer takes 9 channels: the crop's, the empty square's, the tile's)."""
-        return self.w["conv0.w"].shape[0] == 9 * 9
+        return self.w["conv0.w"].shape[0] == _FIRST_TAPS * 9
 
     def probabilities(self, crops: np.ndarray, norm: np.ndarray,
                       context: np.ndarray | None = None) -> np.ndarray:
@@ -259,17 +261,18 @@ class CellNet:
         the first layer is the same for every cell, so it is worked out once, a bias."""
         med, spread = norm
         w0, b0 = self.w["conv0.w"], self.w["conv0.b"]
+        taps = _FIRST_TAPS
         if self.reads_context:
             if context is None:
                 raise ValueError("this net reads a cell beside its board's context: "
                                  "give one (BoardView.in_context)")
-            w0 = w0.reshape(9, 3, 3, -1)       # (tap, crop | empty | tile, BGR, out)
+            w0 = w0.reshape(taps, 3, 3, -1)       # (tap, crop | empty | tile, BGR, out)
             ctx = normalised(context, norm).transpose(1, 2, 0, 3).reshape(
                 1, CROP_PX, CROP_PX, 6)
-            b0 = b0 + _conv(ctx, w0[:, 1:].reshape(54, -1), 0.0, 2, relu=False)[0]
-            w0 = w0[:, 0].reshape(27, -1)
-        w0 = w0 / np.tile(spread, 9)[:, None]
-        b0 = b0 - np.tile(med, 9) @ w0
+            b0 = b0 + _conv(ctx, w0[:, 1:].reshape(taps * 6, -1), 0.0, 2, relu=False)[0]
+            w0 = w0[:, 0].reshape(taps * 3, -1)
+        w0 = w0 / np.tile(spread, taps)[:, None]
+        b0 = b0 - np.tile(med, taps) @ w0
         x = _conv(crops, w0, b0, 2, med)
         for i in range(1, len(CONVS)):
             x = _conv(x, self.w[f"conv{i}.w"], self.w[f"conv{i}.b"], 2)
@@ -632,15 +635,12 @@ def _fit(model, crops: np.ndarray, norms: np.ndarray, labels: np.ndarray | None,
     torch.set_num_threads(threads)
     n = len(crops)
     rng = np.random.default_rng(seed)
-    if contexts is not None:   # normalised once: (boards, 2, CROP, CROP, 3) float32
-        first = np.unique(boards, return_index=True)[1]
-        contexts = normalised(contexts, norms[first][:, None])
 
     def batch(idx):
         idx = np.sort(idx.numpy())
         xb = normalised(crops[idx], norms[idx])
         if contexts is not None:
-            ctx = contexts[boards[idx]]
+            ctx = normalised(contexts[boards[idx]], norms[idx][:, None])
             no_tile = rng.random(len(idx)) < 0.1
             ctx[no_tile, 1] = ctx[no_tile, 0]
             xb = np.concatenate([xb, ctx[:, 0], ctx[:, 1]], -1)
