@@ -7,7 +7,10 @@ Every photo is rendered fresh by ``samples.render`` from seeds never used in dev
 (``BENCH_SEED``), tier-2 sets with the HELD-OUT fonts, so the reader is measured on faces
 and sets it never saw. Read time is measured in process on one core, decoding excluded.
 The baseline uses the same board finder, then reads every cell with one batched
-``pytesseract`` call per board (empty = Tesseract reads nothing).
+``pytesseract`` call per board (empty = Tesseract reads nothing). The real Mathable photos
+in ``../shared/real/mathable`` are read as they are, and each again from ``--reshoots``
+random poses and lights of the visual contract at 1080p (``samples.reshoot``): the set
+photographed as the real photos never show it.
 
 Prints one markdown table (and writes it with ``--out``).
 """
@@ -19,6 +22,7 @@ import json
 import statistics
 import sys
 import time
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +32,7 @@ import numpy as np
 from tqdm import tqdm
 
 from samples.render import photo_seed, sample_photo
+from samples.reshoot import reshoot
 from vision import board as vboard
 from vision.board import BoardNotFound
 from vision.reader import PX_PER_CELL, read_board
@@ -205,7 +210,27 @@ def run(args) -> list[dict]:
             real.add(t["cells"], cells, ms, flagged, unsure)
         rows.append({"set": "real Mathable photos (4080×3072)", "reader": "boardsight",
                      **real.row(), "wrongly flagged": _pct(real.flagged, real.photos)})
+        if args.reshoots:
+            again = Tally()
+            for image, t in _reshot_real(truth, args.reshoots):
+                cells, ms, flagged, unsure = boardsight_read(image, "mixmath")
+                again.add(t["cells"], cells, ms, flagged, unsure)
+            rows.append({"set": "real Mathable photos re-shot (1080p)", "reader": "boardsight",
+                         **again.row(), "wrongly flagged": _pct(again.flagged, again.photos)})
     return rows
+
+
+def _reshot_real(truth: dict, k: int):
+    """Each real photo seen again ``k`` times (``samples.reshoot``): a random pose and light
+    within the visual contract, at 1080p; yields (image, truth)."""
+    for name, t in tqdm(sorted(truth.items()), desc="real Mathable re-shot", leave=False,
+                        file=sys.stderr):
+        image = cv2.imread(str(REAL / name))
+        location = vboard.find_board(image, "mixmath")   # only to aim the new camera
+        for j in range(k):
+            rng = np.random.default_rng([BENCH_SEED, j, zlib.crc32(name.encode())])
+            yield reshoot(image, location.homography, location.geometry, rng,
+                          RES_1080P).image, t
 
 
 def markdown(rows: list[dict], keys: list[str] | None = None) -> str:
@@ -231,6 +256,9 @@ def main(argv=None) -> int:
                         help="photos with a hand over the board, per game and tier")
     parser.add_argument("--no-real", dest="real", action="store_false",
                         help="skip the real photos in ../shared/real/mathable")
+    parser.add_argument("--reshoots", type=int, default=5,
+                        help="times each real photo is seen again from a random pose and "
+                             "light at 1080p (samples.reshoot; 0: none)")
     parser.add_argument("--out", type=Path, help="also write the table to this file")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)  # one core, as the targets are stated

@@ -396,3 +396,25 @@ def test_cli_writes_photos_that_regenerate(tmp_path):
     _, again, data = R.sample_photo("breakthrough", 2, truth["seed"], resolution=(1280, 720))
     assert jpg.read_bytes() == data
     assert again["cells"] == truth["cells"]
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_a_reshot_photo_shows_the_board_where_its_new_camera_sees_it(seed):
+    """samples.reshoot maps the photo's board plane into the new pose: a mark at a known
+    board point lands where the new camera projects that point."""
+    from calibration.geometry import board_geometry
+    from samples.reshoot import reshoot
+    g = board_geometry("mixmath")
+    s = 4.0                                       # px a mm of the top-down "photo"
+    w, h = g.size_mm
+    image = np.full((int(h * s) + 1, int(w * s) + 1, 3), 190, np.uint8)
+    x, y = 70.0, 130.0
+    cv2.circle(image, (int(x * s), int(y * s)), int(6 * s), (0, 0, 255), -1)
+    shot = reshoot(image, np.diag([1 / s, 1 / s, 1.0]), g, np.random.default_rng(seed))
+    assert shot.image.shape == (1080, 1920, 3)
+    b, gr, r = cv2.split(shot.image.astype(int))
+    red = (r - np.maximum(gr, b)) > 60
+    assert red.sum() > 20
+    ys, xs = np.nonzero(red)
+    seen = np.array([xs.mean(), ys.mean()])
+    assert np.linalg.norm(seen - shot.camera.project([[x, y]])[0]) < 2.5

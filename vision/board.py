@@ -1871,7 +1871,8 @@ def _lab_of_border(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int,
 
 
 def _choose_profile(photo, grid_h, game, rows, cols, profile) -> BoardProfile | None:
-    """The given profile, else the known profile of ``game`` whose border colour matches."""
+    """The given profile, else the known profile of ``game`` whose border colour matches,
+    seen in the light the photo's plain squares show (:func:`_in_light_of`)."""
     if isinstance(profile, BoardProfile):
         return profile
     if isinstance(profile, str):
@@ -1882,19 +1883,55 @@ def _choose_profile(photo, grid_h, game, rows, cols, profile) -> BoardProfile | 
     if not names:
         return None
     border = _lab_of_border(photo, grid_h, rows, cols)
+    kinds = _layouts.square_kinds(game, rows, cols)
+    plain = kinds == "plain" if kinds.shape == (rows, cols) else np.ones((rows, cols), bool)
+    squares = _lab_of_cells(photo, grid_h, rows, cols, _FEW_CELL_SAMPLES)[plain]
+    squares = np.median(squares[np.isfinite(squares[:, 0])], axis=0) if len(squares) else None
     best, best_d = None, np.inf
     for name in names:
         prof = load_profile(name)
         if "board" not in prof.colours:
             continue
+        seen = _in_light_of(border, squares, prof.colours.get("plain"))
         ref = np.array(prof.colours["board"])
         # chroma counts fully, lightness half (exposure varies more than hue)
-        d = math.hypot(0.5 * (border[0] - ref[0]), math.hypot(*(border[1:] - ref[1:])))
+        d = math.hypot(0.5 * (seen[0] - ref[0]), math.hypot(*(seen[1:] - ref[1:])))
         if d < best_d:
             best, best_d = prof, d
     return best if best_d < _PROFILE_MATCH_DISTANCE else None
 
 
+def _in_light_of(lab: np.ndarray, squares, ref_squares) -> np.ndarray:
+    """(3,) Lab colour ``lab`` as it would look in the light the profile was made in: the
+    photo's light taken out by the per-channel gains that turn its plain squares' colour
+    (``squares``) into the profile's (``ref_squares``, both Lab), a white balance and
+    exposure as a phone applies them. Unchanged when either is unknown or the gains are
+    no light's (a colour cast beyond ``_LIGHT_SPREAD``: other squares, not other light).
+
+    >>> plain, border = np.array([225.0, 118, 116]), np.array([112.0, 134, 81])
+    >>> def lit(lab, gains):  # the colour seen in light of these BGR gains
+    ...     bgr = cv2.cvtColor(np.uint8([[lab]]), cv2.COLOR_Lab2BGR)[0, 0] * np.array(gains)
+    ...     return cv2.cvtColor(np.uint8([[np.clip(bgr, 0, 255)]]), cv2.COLOR_BGR2Lab)[0, 0]
+    >>> warm = (0.45, 0.6, 0.75)   # dim and warm
+    >>> float(np.abs(lit(border, warm).astype(float) - border).max()) > 30
+    True
+    >>> seen = _in_light_of(lit(border, warm).astype(float), lit(plain, warm).astype(float), plain)
+    >>> float(np.abs(seen - border).max()) < 6
+    True
+    """
+    if squares is None or ref_squares is None or not np.all(np.isfinite(lab)):
+        return lab
+    bgr = lambda c: cv2.cvtColor(np.uint8([[np.clip(np.rint(c), 0, 255)]]),  # noqa: E731
+                                 cv2.COLOR_Lab2BGR)[0, 0].astype(float)
+    gains = bgr(ref_squares) / np.maximum(bgr(squares), 1.0)
+    if gains.max() > _LIGHT_SPREAD * gains.min():
+        return lab
+    seen = np.clip(bgr(lab) * gains, 0, 255)
+    return cv2.cvtColor(np.uint8([[np.rint(seen)]]), cv2.COLOR_BGR2Lab)[0, 0].astype(float)
+
+
+_LIGHT_SPREAD = 2.2  # the most one channel's gain exceeds another's in the visual contract's
+                     # light (2700 K, the phone removing 30 % of the cast: ~1.9)
 _PROFILE_MATCH_DISTANCE = 30.0  # Lab units: a board border this close in colour is that set
 
 

@@ -220,8 +220,9 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
         glyph_cells = [row[:] for row in read.cells]
         leave = read.occluded.copy()
         # a calibrated set's font was learned by the glyph reader, never seen by the net:
-        # there the net only settles what the glyph reader is unsure of
-        if calibrated:
+        # there the net only settles what the glyph reader is unsure of (a set in its
+        # colours but with other tiles is weighed as any other)
+        if read.own_font:
             leave |= read.confidence >= tiles_cfg.cellnet_doubt
         if trace is not None:
             trace.update(glyph_cells=glyph_cells, glyph_confidence=read.confidence.copy(),
@@ -235,6 +236,7 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
         t4 = time.perf_counter()
         tiles.settle_unsure(grid, read, game, tiles_cfg, among=glyphs_unsure)
         stage_ms["cells.tesseract"] = (time.perf_counter() - t4) * 1000
+    tiles.unprinted(read.cells, read.confidence, game, tiles_cfg.conf_rejected_candidate)
     if probs is not None and tiles_cfg.cellnet_set_counts:   # no more of a value than the set has
         cellnet.keep_to_set(read.cells, read.confidence, probs, classes,
                             tiles.tile_counts_of(game))

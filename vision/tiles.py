@@ -1060,6 +1060,29 @@ def square_prints_of(game: str, rows: int, cols: int) -> np.ndarray:
                                 for r, row in enumerate(kinds)]))
 
 
+def unprinted(cells: list[list], confidence: np.ndarray, game: str,
+              below: float) -> None:
+    """A square that prints a number (Mixmath's centre 1 2 3 4) holds no tile in play (the
+    rules let none go there), so a reading of that very number there is the print seen
+    as a tile (a glare lifting the square's colour towards the tiles', a numeral as clear
+    as a tile's): the cell is empty, as unsure as ``below``. Another value there is a
+    tile read (a set laid out over the board) or a misreading, for the referee to
+    question. ``cells`` and ``confidence`` change in place.
+
+    >>> cells, conf = [[None] * 14 for _ in range(14)], np.ones((14, 14))
+    >>> cells[7][7], cells[7][6] = 4, 18
+    >>> unprinted(cells, conf, "mixmath", 0.8)
+    >>> cells[7][6:8], conf[7, 6:8].tolist()
+    ([18, None], [1.0, 0.8])
+    """
+    from calibration.artwork import printed_numbers
+    chars = _layout_chars(game, len(cells), len(cells[0]))
+    for (r, c), n in (printed_numbers(game, chars) if chars else {}).items():
+        if cells[r][c] == n:
+            cells[r][c] = None
+            confidence[r, c] = min(confidence[r, c], below)
+
+
 def _layout_chars(game: str, rows: int, cols: int) -> list[str] | None:
     """The game's layout strings, None when its board is not rows x cols."""
     from calibration.layouts import layout_rows
@@ -1256,6 +1279,7 @@ class GridRead:
                              # faint tile's ink may not show
     reads: list = field(default_factory=list)  # (CellGlyphs, {value: probability}) of
                                                # every tile read by the classifier
+    own_font: bool = False   # read with the set's own glyphs (:func:`own_font`)
 
 
 def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
@@ -1342,7 +1366,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     found = ink_glyphs(grid_bgr, rows, cols, stats, to_cut, split_pairs=mixmath, config=cfg,
                        recut=kinds != "fixed")
     clock("cells.segment")
-    own = digits.load_set_glyphs(getattr(profile, "glyphs", None))
+    own = own_font(found, grid_bgr.shape[0] / rows,
+                   digits.load_set_glyphs(getattr(profile, "glyphs", None)), cfg)
     best = read_numbers(found, grid_bgr.shape[0] / rows, game, cfg, own)
     for cell, (value, q) in known.items():
         found.append(CellGlyphs(cell))
@@ -1397,11 +1422,24 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     clock("cells.occlusion")
 
     read = GridRead(cells, conf, occluded, stats, colours, cand, is_tile, blank, explained,
-                    sides_like, glare, reads)
+                    sides_like, glare, reads, own is not None)
     if cfg.use_tesseract if tesseract is None else tesseract:
         settle_unsure(grid_bgr, read, game, cfg)
         clock("cells.tesseract")
     return read
+
+
+def own_font(found: list[CellGlyphs], p: float, own: digits.SetGlyphs | None,
+             cfg: TilesConfig) -> digits.SetGlyphs | None:
+    """The set's own glyphs (``own``, learned from its calibration photo) when the cut
+    glyphs of ``found`` look like them, else None: a board whose profile matched by
+    colour may carry another set's tiles. With no glyph to tell by, the profile stands."""
+    glyphs = [g for cg in found for g in cg.glyphs]
+    if own is None or not glyphs:
+        return own
+    model = digits.load_model()
+    feats = digits.glyph_features([g.image for g in glyphs], [g.box[3] / p for g in glyphs])
+    return own if own.likeness(model, feats) >= cfg.own_glyphs_likeness else None
 
 
 def read_numbers(found: list[CellGlyphs], p: float, game: str,
@@ -1417,8 +1455,8 @@ def read_numbers(found: list[CellGlyphs], p: float, game: str,
     found : the cut cells (those without glyphs are left out)
     p : cell side in px
     game : "mixmath" or "calculissimo"
-    own : the set's own glyph prototypes (sharpen the glyph model when the board's glyphs
-        look like them)
+    own : the set's own glyph prototypes, which sharpen the glyph model (:func:`own_font`:
+        when the board's glyphs look like them)
 
     Returns
     -------
@@ -1453,9 +1491,8 @@ def cell_readings(found: list[CellGlyphs], p: float, game: str, config: TilesCon
         glyphs = [g for cut in cuts for g in cut]
         feats = digits.glyph_features([g.image for g in glyphs], [g.box[3] / p for g in glyphs])
         probs = model.predict_proba(feats, classes)
-        if own is not None and own.likeness(model, feats) >= cfg.own_glyphs_likeness:
-            probs = own.adapt(model, feats, probs, classes)   # the set's own font, learned
-                                                              # from its calibration photo
+        if own is not None:   # the set's own font, learned from its calibration photo
+            probs = own.adapt(model, feats, probs, classes)
         return np.split(probs, np.cumsum([len(cut) for cut in cuts])[:-1])
 
     decode = decode_mixmath if mixmath else decode_token
