@@ -220,9 +220,8 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
         glyph_cells = [row[:] for row in read.cells]
         leave = read.occluded.copy()
         # a calibrated set's font was learned by the glyph reader, never seen by the net:
-        # there the net only settles what the glyph reader is unsure of (a set in its
-        # colours but with other tiles is weighed as any other)
-        if read.own_font:
+        # there the net only settles what the glyph reader is unsure of
+        if calibrated:
             leave |= read.confidence >= tiles_cfg.cellnet_doubt
         if trace is not None:
             trace.update(glyph_cells=glyph_cells, glyph_confidence=read.confidence.copy(),

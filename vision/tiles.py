@@ -1279,7 +1279,6 @@ class GridRead:
                              # faint tile's ink may not show
     reads: list = field(default_factory=list)  # (CellGlyphs, {value: probability}) of
                                                # every tile read by the classifier
-    own_font: bool = False   # read with the set's own glyphs (:func:`own_font`)
 
 
 def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
@@ -1366,8 +1365,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     found = ink_glyphs(grid_bgr, rows, cols, stats, to_cut, split_pairs=mixmath, config=cfg,
                        recut=kinds != "fixed")
     clock("cells.segment")
-    own = own_font(found, grid_bgr.shape[0] / rows,
-                   digits.load_set_glyphs(getattr(profile, "glyphs", None)), cfg)
+    own = digits.load_set_glyphs(getattr(profile, "glyphs", None))
     best = read_numbers(found, grid_bgr.shape[0] / rows, game, cfg, own)
     for cell, (value, q) in known.items():
         found.append(CellGlyphs(cell))
@@ -1422,24 +1420,11 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     clock("cells.occlusion")
 
     read = GridRead(cells, conf, occluded, stats, colours, cand, is_tile, blank, explained,
-                    sides_like, glare, reads, own is not None)
+                    sides_like, glare, reads)
     if cfg.use_tesseract if tesseract is None else tesseract:
         settle_unsure(grid_bgr, read, game, cfg)
         clock("cells.tesseract")
     return read
-
-
-def own_font(found: list[CellGlyphs], p: float, own: digits.SetGlyphs | None,
-             cfg: TilesConfig) -> digits.SetGlyphs | None:
-    """The set's own glyphs (``own``, learned from its calibration photo) when the cut
-    glyphs of ``found`` look like them, else None: a board whose profile matched by
-    colour may carry another set's tiles. With no glyph to tell by, the profile stands."""
-    glyphs = [g for cg in found for g in cg.glyphs]
-    if own is None or not glyphs:
-        return own
-    model = digits.load_model()
-    feats = digits.glyph_features([g.image for g in glyphs], [g.box[3] / p for g in glyphs])
-    return own if own.likeness(model, feats) >= cfg.own_glyphs_likeness else None
 
 
 def read_numbers(found: list[CellGlyphs], p: float, game: str,
@@ -1455,8 +1440,8 @@ def read_numbers(found: list[CellGlyphs], p: float, game: str,
     found : the cut cells (those without glyphs are left out)
     p : cell side in px
     game : "mixmath" or "calculissimo"
-    own : the set's own glyph prototypes, which sharpen the glyph model (:func:`own_font`:
-        when the board's glyphs look like them)
+    own : the set's own glyph prototypes (sharpen the glyph model when the board's glyphs
+        look like them)
 
     Returns
     -------
@@ -1491,8 +1476,9 @@ def cell_readings(found: list[CellGlyphs], p: float, game: str, config: TilesCon
         glyphs = [g for cut in cuts for g in cut]
         feats = digits.glyph_features([g.image for g in glyphs], [g.box[3] / p for g in glyphs])
         probs = model.predict_proba(feats, classes)
-        if own is not None:   # the set's own font, learned from its calibration photo
-            probs = own.adapt(model, feats, probs, classes)
+        if own is not None and own.likeness(model, feats) >= cfg.own_glyphs_likeness:
+            probs = own.adapt(model, feats, probs, classes)   # the set's own font, learned
+                                                              # from its calibration photo
         return np.split(probs, np.cumsum([len(cut) for cut in cuts])[:-1])
 
     decode = decode_mixmath if mixmath else decode_token
