@@ -211,26 +211,35 @@ def run(args) -> list[dict]:
         rows.append({"set": "real Mathable photos (4080×3072)", "reader": "boardsight",
                      **real.row(), "wrongly flagged": _pct(real.flagged, real.photos)})
         if args.reshoots:
-            again = Tally()
+            again, hands = Tally(), Tally()
             for image, t in _reshot_real(truth, args.reshoots):
                 cells, ms, flagged, unsure = boardsight_read(image, "mixmath")
                 again.add(t["cells"], cells, ms, flagged, unsure)
             rows.append({"set": "real Mathable photos re-shot (1080p)", "reader": "boardsight",
                          **again.row(), "wrongly flagged": _pct(again.flagged, again.photos)})
+            for image, t in _reshot_real(truth, args.reshoots, hand=True):
+                cells, ms, flagged, _ = boardsight_read(image, "mixmath")
+                hands.add(_truth_cells(t), cells, ms, flagged or cells is None)
+            rows.append({"set": "real Mathable photos re-shot with a hand", "reader": "boardsight",
+                         **hands.row(), "flagged": _pct(hands.flagged, hands.photos)})
     return rows
 
 
-def _reshot_real(truth: dict, k: int):
+def _reshot_real(truth: dict, k: int, hand: bool = False):
     """Each real photo seen again ``k`` times (``samples.reshoot``): a random pose and light
-    within the visual contract, at 1080p; yields (image, truth)."""
+    within the visual contract, at 1080p; with ``hand``, a hand over the board too (the
+    photos where it ends up hiding no cell are left out). Yields (image, truth: the cells,
+    and the ``occluded`` ones)."""
     for name, t in tqdm(sorted(truth.items()), desc="real Mathable re-shot", leave=False,
                         file=sys.stderr):
         image = cv2.imread(str(REAL / name))
         location = vboard.find_board(image, "mixmath")   # only to aim the new camera
         for j in range(k):
-            rng = np.random.default_rng([BENCH_SEED, j, zlib.crc32(name.encode())])
-            yield reshoot(image, location.homography, location.geometry, rng,
-                          RES_1080P).image, t
+            rng = np.random.default_rng([BENCH_SEED, j, hand, zlib.crc32(name.encode())])
+            shot = reshoot(image, location.homography, location.geometry, rng, RES_1080P,
+                           hand=hand)
+            if shot.occluded or not hand:
+                yield shot.image, {**t, "occluded": shot.occluded}
 
 
 def markdown(rows: list[dict], keys: list[str] | None = None) -> str:

@@ -315,14 +315,21 @@ def render(game: str, cells, *, tier: int, seed: int,
     cover = None
     hand_spec = overrides.get("hand_spec")
     if wants_hand or hand_spec is not None:
-        hand_spec, cover = _place_hand(img, camera, geometry, scene.light, hand_rng, hand_spec)
-    occluded = _occluded_cells(cover, camera, geometry) if cover is not None else []
+        hand_spec, cover = place_hand(img, camera, geometry, scene.light, hand_rng, hand_spec)
+    occluded = occluded_cells(cover, camera, geometry) if cover is not None else []
 
     photo, jpeg = finish_photo(img, finish)
     truth = _truth(game, grid, tier, seed, style, geometry, build, camera, scene, finish,
                    drawn, hand_spec if cover is not None else None, cover, occluded,
                    overrides.get("keys"))
     return photo, truth, jpeg
+
+
+def sample_light(rng: np.random.Generator) -> Light:
+    """The key light of a random scene: from any side, 35-80 degrees up."""
+    a = rng.uniform(0, 2 * math.pi)
+    return Light(direction=(math.cos(a), math.sin(a)), elevation=float(rng.uniform(35, 80)),
+                 shadow=float(rng.uniform(0.25, 0.55)), softness=float(rng.uniform(0.05, 0.25)))
 
 
 def _sample_scene(rng: np.random.Generator, overrides: dict) -> Scene:
@@ -333,10 +340,11 @@ def _sample_scene(rng: np.random.Generator, overrides: dict) -> Scene:
         table = sample_table(rng, table)
     else:
         rng.random()
-    a = rng.uniform(0, 2 * math.pi)
-    light = overrides.get("light") or Light(
-        direction=(math.cos(a), math.sin(a)), elevation=float(rng.uniform(35, 80)),
-        shadow=float(rng.uniform(0.25, 0.55)), softness=float(rng.uniform(0.05, 0.25)))
+    if overrides.get("light"):
+        rng.uniform()   # the draw a random light begins with: the draws after it stay put
+        light = overrides["light"]
+    else:
+        light = sample_light(rng)
     objects = overrides.get("objects")
     if objects is None or objects is True:
         if objects is True or rng.random() < OBJECT_PROBABILITY:
@@ -565,7 +573,7 @@ def _composite(img: np.ndarray, texture: np.ndarray, mask: np.ndarray, M: np.nda
 # -- the hand ---------------------------------------------------------------------------------
 
 
-def _place_hand(img, camera: Camera, geometry: BoardGeometry, light: Light, rng,
+def place_hand(img, camera: Camera, geometry: BoardGeometry, light: Light, rng,
                 spec: hands.HandSpec | None):
     """Draw a hand reaching over the board (a given one, or a random one whose picture
     covers part of the grid). Returns (spec, coverage (H, W) float32)."""
@@ -594,7 +602,7 @@ def _place_hand(img, camera: Camera, geometry: BoardGeometry, light: Light, rng,
     return spec, cover
 
 
-def _occluded_cells(cover: np.ndarray, camera: Camera, geometry: BoardGeometry,
+def occluded_cells(cover: np.ndarray, camera: Camera, geometry: BoardGeometry,
                     px_per_cell: int = 8) -> list[list[int]]:
     """[[row, col], ...] of the cells the hand hides at least COVERED_SHARE of."""
     n = px_per_cell

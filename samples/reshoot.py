@@ -33,6 +33,7 @@ import numpy as np
 from calibration.geometry import BoardGeometry
 from samples.camera import Camera, CameraRanges, sample_camera
 from samples.light import Finish, finish_photo, sample_finish
+from samples.render import occluded_cells, place_hand, sample_light
 
 
 @dataclass(frozen=True)
@@ -43,12 +44,15 @@ class Reshot:
     camera: Camera
     finish: Finish
     jpeg: bytes | None
+    occluded: list[list[int]]  # [[row, col], ...] the cells a drawn hand hides (as the renders')
 
 
 def reshoot(image: np.ndarray, to_board: np.ndarray, geometry: BoardGeometry,
             rng: np.random.Generator, resolution: tuple[int, int] = (1920, 1080),
-            ranges: CameraRanges = CameraRanges()) -> Reshot:
-    """``image`` (BGR uint8) seen by a random camera at ``resolution``.
+            ranges: CameraRanges = CameraRanges(), hand: bool = False) -> Reshot:
+    """``image`` (BGR uint8) seen by a random camera at ``resolution``; with ``hand``, a
+    hand reaching over the board as the renders draw one (:func:`samples.render.place_hand`)
+    in a random key light.
 
     ``to_board``: (3, 3) homography from the image's pixels to the board's mm (a
     :class:`vision.board.BoardLocation`'s ``homography``), ``geometry`` the board's.
@@ -67,9 +71,13 @@ def reshoot(image: np.ndarray, to_board: np.ndarray, geometry: BoardGeometry,
     w, h = resolution
     picture = cv2.warpPerspective(src, to_new, (w, h), flags=cv2.INTER_LINEAR,
                                   borderMode=cv2.BORDER_CONSTANT, borderValue=table)
+    occluded = []
+    if hand:
+        _, cover = place_hand(picture, camera, geometry, sample_light(rng), rng, None)
+        occluded = occluded_cells(cover, camera, geometry) if cover is not None else []
     finish = sample_finish(rng, resolution, camera.project(geometry.board_corners_mm()))
     photo, jpeg = finish_photo(picture, finish)
-    return Reshot(photo, camera, finish, jpeg)
+    return Reshot(photo, camera, finish, jpeg, occluded)
 
 
 def _shrink(to_new: np.ndarray, geometry: BoardGeometry, to_board: np.ndarray) -> float:

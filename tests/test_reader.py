@@ -81,6 +81,24 @@ def test_real_photos_seen_from_another_pose_in_other_light_read_right(real_truth
     assert reading.cells == real_truth[name]["cells"]
 
 
+@pytest.mark.slow
+def test_a_hand_over_a_real_board_is_reported_and_the_rest_read_right(real_truth):
+    """A hand reaching over the real set, re-shot as the renders draw one: the photo is
+    flagged, the hidden cells are not read as tiles, and the cells in view are right."""
+    image = cv2.imread(str(REAL / "game-12.jpg"))
+    location = find_board(image, "mixmath")
+    shot = reshoot(image, location.homography, location.geometry,
+                   np.random.default_rng([5, 12]), hand=True)
+    assert len(shot.occluded) >= 3
+    reading = read_board(shot.image, "mixmath")
+    assert reading.occluded
+    hidden = {tuple(c) for c in reading.occluded}
+    assert all(reading.cells[r][c] is None for r, c in hidden)
+    truth = real_truth["game-12.jpg"]["cells"]
+    assert [(r, c) for r in range(14) for c in range(14)
+            if (r, c) not in hidden and reading.cells[r][c] != truth[r][c]] == []
+
+
 def test_the_real_set_is_recognised_in_dim_warm_light(real_truth):
     """Its profile is matched by the border's colour in the light of the photo's own
     plain squares: in half the light of a 2800 K lamp the border is far from its
