@@ -424,8 +424,8 @@ def unlike_empty(out: Outlines, bare: np.ndarray, groups: np.ndarray, taken: np.
 
 def find_blanks(grid_bgr: np.ndarray, stats: CellStats, colours: Squares, kinds: np.ndarray,
                 groups: np.ndarray, cand: np.ndarray,
-                config: BlanksConfig | None = None, most: int | None = None
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                config: BlanksConfig | None = None, most: int | None = None,
+                glare: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rows, cols) bool: cells holding a blank tile, and (a part of them) those told by
     their sides alone (:func:`tile_likeness`: weaker evidence, which does not explain a
     cell away when a hand may be over the board); and (rows, cols) float, how like the
@@ -441,6 +441,7 @@ def find_blanks(grid_bgr: np.ndarray, stats: CellStats, colours: Squares, kinds:
     kinds, groups : (rows, cols) the layout's square kinds and colour groups
     cand : (rows, cols) bool, cells with tile-like ink
     most : how many blanks the set has (None: no limit)
+    glare : (rows, cols) bool, faces a glare may have washed or lifted towards white
 
     A blank, with a calibrated tile colour (a profile): no ink, the tiles' colour, far
     from its square's. Without (or besides): a tile's outline unlike the empty squares'
@@ -450,28 +451,35 @@ def find_blanks(grid_bgr: np.ndarray, stats: CellStats, colours: Squares, kinds:
     tile's outline.
     """
     blank, _, _, by_sides, like = blank_evidence(grid_bgr, stats, colours, groups, cand,
-                                                 config, most)
+                                                 config, most, glare)
     told = (groups == "plain") & like.any()   # tile_likeness is all zero when it cannot tell
     return blank, by_sides, np.where(told, like, np.nan)
 
 
 def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
                    groups: np.ndarray, cand: np.ndarray, config: BlanksConfig | None = None,
-                   most: int | None = None):
+                   most: int | None = None, glare: np.ndarray | None = None):
     """:func:`find_blanks` and what it saw: (blank, outlines, evidence, by sides, sides'
     likeness to the inked tiles')."""
     cfg = config or BlanksConfig()
     rows, cols = cand.shape
     blank = np.zeros_like(cand)
-    if colours.tile is not None and colours.tile_calibrated:
-        blank |= (~cand & (colours.d_square > cfg.square_sep) & (colours.d_tile < cfg.match)
-                  & (stats.contrast < cfg.max_contrast))
     # only light, pale cells with no ink in their very centre may be blanks (or tell what
     # an empty square looks like: a group of coloured squares is told by the plain ones)
     tile_coloured = _tile_coloured(stats.face_lab, cfg)
     grey = cv2.blur(stats.grey, (3, 3))
     maybe = tile_coloured & ~_centre_inked(grey, rows, cols, cfg)
     out = face_outlines(grid_bgr, rows, cols, cfg, where=maybe, grey=grey)
+    if colours.tile is not None and colours.tile_calibrated:
+        # by its colour, with a clean outline (fingers as pale as the tiles show none); not
+        # where a glare, or light the board's light model missed (beside a hand's shadow),
+        # lifts a square towards white and so towards a pale tile; and more such faces than
+        # the set has blanks are light or a hand, not blanks
+        by_colour = (~cand & out.clean(cfg) & (colours.d_square > cfg.square_sep)
+                     & (colours.d_tile < cfg.match) & (stats.contrast < cfg.max_contrast)
+                     & (True if glare is None else ~glare))
+        if most is None or by_colour.sum() <= most:
+            blank |= by_colour
     bare = ~cand & ~out.inked
     dev = unlike_empty(out, bare, groups, cand, cfg)
     # how like the inked tiles' its sides are (only where light plain squares tell)

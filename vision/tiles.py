@@ -1347,8 +1347,11 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     colours = board_colours(stats, cand, kinds, tile_look(profile), cfg, groups=groups)
     washed = (stats.face_lab[..., 0] >= cfg.glare_lightness) & (stats.chroma <= cfg.glare_chroma)
     is_tile = tiles_on_squares(cand, kinds, colours, washed, cfg)
+    clipped = (stats.face_grey >= cfg.glare_clipped) & (stats.face_spread <= cfg.glare_spread)
+    lifted = _lifted_by_glare(stats, colours, cfg)    # its square's colour, white light added
     blank, blank_by_sides, sides_like = find_blanks(grid_bgr, stats, colours, kinds, groups,
-                                                    cand, cfg.blanks, most=blank_tiles_of(game))
+                                                    cand, cfg.blanks, most=blank_tiles_of(game),
+                                                    glare=washed | clipped | lifted)
     if inked_jokers:    # a face with no ink is an empty square's
         blank[:] = blank_by_sides[:] = False
     clock("cells.stats")
@@ -1402,9 +1405,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     empty = ~is_tile | glyphless
     on_square = empty & (own_print | _square_colour(stats, colours, cfg))
     off_square = empty & ~on_square
-    glare = (washed
-             | ((stats.face_grey >= cfg.glare_clipped) & (stats.face_spread <= cfg.glare_spread))
-             | (empty & _lifted_by_glare(stats, colours, cfg)))
+    glare = washed | clipped | (empty & lifted)
     skin_like = _skin_like(stats, on_square, groups, read_well, cfg)
     # ink on a tile-like face, no glyph in it and a tinge of skin: fingers as pale as tiles
     fingers = glyphless & (stats.skin_frac >= cfg.skin_tinge) & ~skin_like
