@@ -1883,7 +1883,7 @@ def _choose_profile(photo, grid_h, game, rows, cols, profile) -> BoardProfile | 
     if not names:
         return None
     border = _lab_of_border(photo, grid_h, rows, cols)
-    kinds = _layouts.square_kinds(game, rows, cols)
+    kinds = _square_kinds(game, rows, cols)
     plain = kinds == "plain" if kinds.shape == (rows, cols) else np.ones((rows, cols), bool)
     squares = _lab_of_cells(photo, grid_h, rows, cols, _FEW_CELL_SAMPLES)[plain]
     squares = np.median(squares[np.isfinite(squares[:, 0])], axis=0) if len(squares) else None
