@@ -444,7 +444,8 @@ def find_blanks(grid_bgr: np.ndarray, stats: CellStats, colours: Squares, kinds:
     glare : (rows, cols) bool, faces a glare may have washed or lifted towards white
 
     A blank, with a calibrated tile colour (a profile): no ink, the tiles' colour, far
-    from its square's. Without (or besides): a tile's outline unlike the empty squares'
+    from its square's, a clean outline, no glare on it, and no more such faces than the
+    set has blanks. Without (or besides): a tile's outline unlike the empty squares'
     and a tile's colour a little unlike its square's (see the module); or sides like
     those of the photo's inked tiles (:func:`tile_likeness`) and an outline a little
     unlike an empty square's. Or, on a square of a colour no tile has, a pale face with a

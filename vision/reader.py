@@ -235,6 +235,7 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
         t4 = time.perf_counter()
         tiles.settle_unsure(grid, read, game, tiles_cfg, among=glyphs_unsure)
         stage_ms["cells.tesseract"] = (time.perf_counter() - t4) * 1000
+    # a number the board prints is no tile
     tiles.unprinted(read.cells, read.confidence, game, tiles_cfg.conf_rejected_candidate)
     if probs is not None and tiles_cfg.cellnet_set_counts:   # no more of a value than the set has
         cellnet.keep_to_set(read.cells, read.confidence, probs, classes,
