@@ -79,3 +79,17 @@ def test_the_fusion_bench_replays_the_readers_own_weighing():
     best = trace["probs"].argmax(-1)
     assert all(net[r][c] == classes[best[r, c]] for r in range(15) for c in range(15)
                if not trace["leave"][r, c] and classes[best[r, c]] != "?")
+
+
+def test_the_real_photos_re_shot_carry_their_truth_and_the_hand_hides_cells(real_truth):
+    """bench.vision's re-shot real photos: 1080p, the photo's own cells as truth; with a
+    hand, only photos where it hides cells, those cells in the truth."""
+    from bench.vision import _reshot_real
+    some = dict(sorted(real_truth.items())[:3])
+    clean = list(_reshot_real(some, 1))
+    assert len(clean) == 3
+    for (image, truth), name in zip(clean, sorted(some)):
+        assert image.shape == (1080, 1920, 3)
+        assert truth["cells"] == some[name]["cells"] and truth["occluded"] == []
+    hands = list(_reshot_real(some, 2, hand=True))
+    assert hands and all(len(t["occluded"]) > 0 for _, t in hands)
