@@ -1403,6 +1403,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     for cell in best:
         glyphless[cell] = False
     empty = ~is_tile | glyphless
+    own_print |= _prints_taken(glyphless, square_prints_of(game, rows, cols), kinds)
     on_square = empty & (own_print | _square_colour(stats, colours, cfg))
     off_square = empty & ~on_square
     glare = washed | clipped | (empty & lifted)
@@ -1864,6 +1865,26 @@ def _skin_like(stats: CellStats, empty: np.ndarray, groups: np.ndarray, tiles: n
     for group in np.unique(groups):
         sel = groups == group
         out[sel & empty] = skin_coloured(sel & empty)
+    return out
+
+
+def _prints_taken(glyphless: np.ndarray, prints: np.ndarray, kinds: np.ndarray) -> np.ndarray:
+    """(rows, cols) bool: the ``glyphless`` cells (taken for tiles by colour, no glyph on
+    them) of a special square's print of which most squares are such cells: the squares
+    themselves, their colour misjudged (a bright light washing them pale), not tiles nor
+    a hand (a hand covers one part of the board, a print's squares lie all over it).
+
+    >>> prints = np.array([["p:2", "p:2", "p:3"], ["p:2", ".", "p:3"]])
+    >>> kinds = np.where(prints == ".", "plain", "premium")
+    >>> _prints_taken(np.array([[1, 1, 1], [0, 0, 0]], bool), prints, kinds).astype(int)
+    array([[1, 1, 0],
+           [0, 0, 0]])
+    """
+    out = np.zeros_like(glyphless)
+    for print_ in np.unique(prints[glyphless & (kinds != "plain")]):
+        squares = prints == print_
+        if 2 * (glyphless & squares).sum() > squares.sum():
+            out |= glyphless & squares
     return out
 
 
