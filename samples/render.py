@@ -574,7 +574,7 @@ def _composite(img: np.ndarray, texture: np.ndarray, mask: np.ndarray, M: np.nda
 
 
 def place_hand(img, camera: Camera, geometry: BoardGeometry, light: Light, rng,
-                spec: hands.HandSpec | None):
+               spec: hands.HandSpec | None):
     """Draw a hand reaching over the board (a given one, or a random one whose picture
     covers part of the grid). Returns (spec, coverage (H, W) float32)."""
     x0, y0 = geometry.grid_origin_mm
@@ -603,7 +603,7 @@ def place_hand(img, camera: Camera, geometry: BoardGeometry, light: Light, rng,
 
 
 def occluded_cells(cover: np.ndarray, camera: Camera, geometry: BoardGeometry,
-                    px_per_cell: int = 8) -> list[list[int]]:
+                   px_per_cell: int = 8) -> list[list[int]]:
     """[[row, col], ...] of the cells the hand hides at least COVERED_SHARE of."""
     n = px_per_cell
     x0, y0 = geometry.grid_origin_mm

@@ -81,18 +81,9 @@ def reshoot(image: np.ndarray, to_board: np.ndarray, geometry: BoardGeometry,
 
 
 def _shrink(to_new: np.ndarray, geometry: BoardGeometry, to_board: np.ndarray) -> float:
-    """The least factor by which ``to_new`` shrinks the board's cells (old px per new px,
-    over the board's corners)."""
-    corners = geometry.board_corners_mm()
-    old = _apply(np.linalg.inv(to_board), corners)
-    factors = []
-    for i in range(4):
-        a, b = old[i], old[(i + 1) % 4]
-        na, nb = _apply(to_new, np.array([a, b]))
-        factors.append(np.linalg.norm(b - a) / max(np.linalg.norm(nb - na), 1e-9))
-    return float(min(factors))
-
-
-def _apply(h: np.ndarray, points: np.ndarray) -> np.ndarray:
-    pts = np.column_stack([np.asarray(points, float), np.ones(len(points))]) @ h.T
-    return pts[:, :2] / pts[:, 2:]
+    """The least factor by which ``to_new`` shrinks the board's sides (old px per new px)."""
+    old = cv2.perspectiveTransform(geometry.board_corners_mm()[None].astype(np.float64),
+                                   np.linalg.inv(to_board))[0]
+    new = cv2.perspectiveTransform(old[None], to_new)[0]
+    side = lambda pts: np.linalg.norm(pts - np.roll(pts, -1, 0), axis=1)  # noqa: E731
+    return float((side(old) / np.maximum(side(new), 1e-9)).min())

@@ -221,7 +221,8 @@ _FIRST_TAPS = 3 * 3                   # the first layer's kernel (CONVS, TURN_CO
 def _conv(x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: int,
           pad_value: np.ndarray | float = 0.0, relu: bool = True) -> np.ndarray:
     """NHWC convolution, 'same' padding (with ``pad_value``), then ReLU (unless not
-    ``relu``), by one matrix product. w: (k*k*C, O), rows in (ky, kx, C) order; b: (O,) or per place (ho, wo, O)."""
+    ``relu``), by one matrix product. w: (k*k*C, O), rows in (ky, kx, C) order; b: (O,),
+    or per place (ho, wo, O)."""
     n, h, wd, c = x.shape
     k = int(round(np.sqrt(w.shape[0] // c)))
     pad = k // 2

@@ -1375,7 +1375,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
         best[cell] = (value, q, {value: q}, [], True)
     clock("cells.classify")
     reads = []
-    label = _label_likeness(stats, square_prints_of(game, rows, cols), kinds, is_tile, cfg)
+    prints = square_prints_of(game, rows, cols)
+    label = _label_likeness(stats, prints, kinds, is_tile, cfg)
     own_print = np.zeros_like(is_tile)
     for cg in found:
         r, c = cg.cell
@@ -1403,7 +1404,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     for cell in best:
         glyphless[cell] = False
     empty = ~is_tile | glyphless
-    own_print |= _prints_taken(glyphless, square_prints_of(game, rows, cols), kinds)
+    own_print |= _prints_taken(glyphless, prints, kinds)
     on_square = empty & (own_print | _square_colour(stats, colours, cfg))
     off_square = empty & ~on_square
     glare = washed | clipped | (empty & lifted)
