@@ -41,6 +41,7 @@ from PIL import Image, ImageDraw, ImageFont
 from referee.core import load_definition
 
 from .geometry import CORNERS, BoardGeometry, marker_id
+from .layouts import centre_numbers
 from .styles import CENTRE, RGB, Style, bgr
 
 TILE_GAMES = ("mixmath", "calculissimo")
@@ -75,10 +76,9 @@ def board_layout(game: str, layout: Sequence[str] | None = None) -> tuple[str, .
 
 
 def printed_numbers(game: str, layout: Sequence[str] | None = None) -> dict[tuple[int, int], int]:
-    """The numbers printed on the board itself: Mixmath's centre 1 2 3 4, as {(row, col): n}.
-
-    The layout writes them as ``12`` over ``34``; the same characters also mean 2x / 3x
-    premiums elsewhere, so the centre is found as the 2 x 2 block that starts at the ``1``.
+    """The numbers printed on the board itself: Mixmath's centre 1 2 3 4, as {(row, col): n}
+    (:func:`calibration.layouts.centre_numbers`: the same characters also mean 2x / 3x
+    premiums elsewhere, so only the central block's are numbers).
 
     >>> printed_numbers("mixmath")
     {(6, 6): 1, (6, 7): 2, (7, 6): 3, (7, 7): 4}
@@ -86,11 +86,7 @@ def printed_numbers(game: str, layout: Sequence[str] | None = None) -> dict[tupl
     rows = board_layout(game, layout)
     if game != "mixmath" or rows is None:
         return {}
-    for r, line in enumerate(rows):
-        c = line.find("1")
-        if c >= 0:
-            return {(r, c): 1, (r, c + 1): 2, (r + 1, c): 3, (r + 1, c + 1): 4}
-    return {}
+    return centre_numbers(rows)
 
 
 def square_keys(game: str, layout: Sequence[str] | None = None) -> list[list[str | None]]:

@@ -24,6 +24,8 @@ fixed      a square with a printed number that acts as a tile (Mixmath's centre 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from referee.core import load_definition
@@ -90,10 +92,19 @@ def tile_counts(game: str) -> dict:
 
 
 def fixed_numbers(game: str) -> dict[tuple[int, int], int]:
-    """{(row, col): number} of the numbers printed on the board as tiles: the digits in
-    the central 2 x 2 block of the layout (Mixmath's 1 2 3 4; "2" and "3" elsewhere are
-    premium squares)."""
-    rows = layout_rows(game)
+    """{(row, col): number} of the numbers printed on ``game``'s board as tiles
+    (:func:`centre_numbers` of its layout)."""
+    return centre_numbers(layout_rows(game))
+
+
+def centre_numbers(rows: Sequence[str]) -> dict[tuple[int, int], int]:
+    """{(row, col): number} of the digits in the central 2 x 2 block of layout ``rows``:
+    the numbers printed on the board as tiles (Mixmath's 1 2 3 4; "2" and "3" elsewhere
+    are premium squares).
+
+    >>> centre_numbers(["....", ".12.", ".34.", "...."])
+    {(1, 1): 1, (1, 2): 2, (2, 1): 3, (2, 2): 4}
+    """
     n, m = len(rows), len(rows[0])
     centre = [(r, c) for r in (n // 2 - 1, n // 2) for c in (m // 2 - 1, m // 2)]
     return {(r, c): int(rows[r][c]) for r, c in centre if rows[r][c].isdigit()}

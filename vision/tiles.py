@@ -1075,9 +1075,10 @@ def unprinted(cells: list[list], confidence: np.ndarray, game: str,
     >>> cells[7][6:8], conf[7, 6:8].tolist()
     ([18, None], [1.0, 0.8])
     """
-    from calibration.artwork import printed_numbers
-    chars = _layout_chars(game, len(cells), len(cells[0]))
-    for (r, c), n in (printed_numbers(game, chars) if chars else {}).items():
+    from calibration.layouts import fixed_numbers
+    if _layout_chars(game, len(cells), len(cells[0])) is None:
+        return
+    for (r, c), n in fixed_numbers(game).items():
         if cells[r][c] == n:
             cells[r][c] = None
             confidence[r, c] = min(confidence[r, c], below)
