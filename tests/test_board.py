@@ -335,9 +335,11 @@ def test_a_blurred_bright_print_board_from_two_markers_and_a_third_found_up_clos
     """A seeded bright, blurred (sigma 1.5 px) render, 25 px cells: the whole picture shows
     only the two bottom markers, whose homography puts the top ones four cells off; a
     similarity of them finds the top right one up close (enlarged three times). Before: no
-    board found. (The three blurred markers' corners lie a pixel or two inside the true
-    ones: the far corner of the grid is still half a cell off, and its lines too faint to
-    correct it.)"""
+    board found. The three blurred markers' corners lie a pixel or two inside the true
+    ones, and their homography puts the far corner of the grid half a cell off: the grid
+    lines pull it in over a few passes, as far from the markers as their own scatter
+    allows (before: the lines' fits were refused for straying 0.1 cell from the markers,
+    and the grid stayed half a cell off)."""
     from samples.render import sample_photo
     img, truth, _ = sample_photo("mixmath", 1, 4152376276, hand=False,
                                  resolution=(1920, 1080))
@@ -345,7 +347,7 @@ def test_a_blurred_bright_print_board_from_two_markers_and_a_third_found_up_clos
     assert loc.method == "markers" and sorted(loc.details["markers"]) == ["BL", "BR", "TR"]
     true_corners = np.array(truth["grid_corners"])
     cell = np.linalg.norm(true_corners[1] - true_corners[0]) / 14
-    assert np.abs(loc.grid_corners - true_corners).max() < 0.6 * cell
+    assert np.abs(loc.grid_corners - true_corners).max() < 0.15 * cell
 
 
 def _true_grid_h(g, mm_to_px) -> np.ndarray:

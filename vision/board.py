@@ -1437,13 +1437,27 @@ def _find_by_markers(photo: _Photo, game: str, geometry: BoardGeometry,
     passes = [(r, cfg.search_window[min(i, len(cfg.search_window) - 1)])
               for i, r in enumerate(radii)]
     passes += [(None, w) for w in cfg.search_window[1:cfg.refine_passes]]
+    if len(found) == 3:
+        # four markers pin the grid to a fraction of a cell; three leave its fourth corner
+        # to extrapolation (small markers: half a cell off), which the lines pull in over
+        # a few passes, the first looking wider
+        passes = [(None, cfg.search_window[0])] + passes + [passes[-1]] * cfg.marker_extra_passes
+    # the lines may not pull the grid off the markers (a hand's edge is a line too); three
+    # or more span the board, and then as far as their own scatter allows (a small marker's
+    # corners are a pixel or two off: the true grid fits them about half as well as their
+    # own best fit; two such would leave the far side to the lines)
+    misfit = cfg.marker_misfit_cells + (2 * _marker_misfit(grid_h, anchors) if len(found) >= 3
+                                        else 0.0)
     fit = None
     for i, (radius, window) in enumerate(passes):
         trust = None if radius is None else (centres, radius)
-        f = _refine(photo, grid_h, rows, cols, cfg, window, i == len(passes) - 1, trust, anchors)
-        # the lines may not pull the grid off the markers (a hand's edge is a line too)
-        if f is not None and _marker_misfit(f.grid_h, anchors) <= cfg.marker_misfit_cells:
+        fine = len(found) == 3 or i == len(passes) - 1
+        f = _refine(photo, grid_h, rows, cols, cfg, window, fine, trust, anchors)
+        if f is not None and _marker_misfit(f.grid_h, anchors) <= misfit:
+            settled = fine and _moved(grid_h, f.grid_h, rows, cols) <= cfg.settled_cells
             fit, grid_h = f, f.grid_h
+            if settled:
+                break
     if fit is not None and (len(found) > 1 or fit.support >= cfg.sure_support):
         quality = _quality(fit, cfg, True)
     elif fit is None and len(found) >= cfg.min_unchecked_markers:
@@ -1461,6 +1475,13 @@ def _find_by_markers(photo: _Photo, game: str, geometry: BoardGeometry,
 
 
 _UNCHECKED_MARKERS_QUALITY = 0.3  # markers alone: a fair fit, below any checked grid's
+
+
+def _moved(before: np.ndarray, after: np.ndarray, rows: int, cols: int) -> float:
+    """How far (cells) the grid's corners moved from one grid homography to another."""
+    corners = np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], float)
+    return float(np.linalg.norm(_apply(after, _apply(np.linalg.inv(before), corners))
+                                - corners, axis=1).max())
 
 
 def _marker_misfit(grid_h: np.ndarray, anchors: tuple[np.ndarray, np.ndarray]) -> float:

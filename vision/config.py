@@ -132,7 +132,12 @@ class BoardConfig:
     """cells: a segment further than this (and than 3 MADs) from its fitted line is dropped."""
     marker_misfit_cells: float = 0.06
     """cells: a refinement on the grid lines that moves the grid further than this from
-    the markers' corners is not taken."""
+    the markers' corners, beyond the markers' own fit, is not taken."""
+    marker_extra_passes: int = 3
+    """With three markers, up to this many more fine passes on the grid lines while the
+    grid still moves (``settled_cells``)."""
+    settled_cells: float = 0.02
+    """cells: a refinement that moves the grid's corners less than this has settled."""
     marker_search_slack: float = 2.5
     """cells: a marker the whole picture's search missed is looked for this far round
     where the markers found put it."""
