@@ -357,6 +357,24 @@ def second_look(view: BoardView, game: str, probs: np.ndarray, below: float) -> 
     return out
 
 
+def glare_look(view: BoardView, game: str, probs: np.ndarray, glare: np.ndarray,
+               below: float) -> np.ndarray:
+    """``probs`` with every cell under a ``glare`` ((rows, cols) bool) whose likeliest class
+    has less than ``below`` read again with the crop normalised by its own colours rather
+    than the board's: a glare washing a tile leaves its ink a few levels under its face,
+    which the board's spread flattens."""
+    doubtful = glare & (probs.max(-1) < below)
+    if not doubtful.any():
+        return probs
+    net = load(game)
+    out = probs.copy()
+    for (r, c), crop in zip(np.argwhere(doubtful), view.crops(doubtful)):
+        lo, med, hi = percentiles_u8(crop.reshape(-1, 3), (5, 50, 95))
+        own = np.stack([med, np.maximum(hi - lo, 24.0)]).astype(np.float32)
+        out[r, c] = net.probabilities(crop[None], own, view.context)[0]
+    return out
+
+
 def _top(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each cell's likeliest class (index) and its probability."""
     best = probs.argmax(-1)
