@@ -1477,13 +1477,6 @@ def _find_by_markers(photo: _Photo, game: str, geometry: BoardGeometry,
 _UNCHECKED_MARKERS_QUALITY = 0.3  # markers alone: a fair fit, below any checked grid's
 
 
-def _moved(before: np.ndarray, after: np.ndarray, rows: int, cols: int) -> float:
-    """How far (cells) the grid's corners moved from one grid homography to another."""
-    corners = np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], float)
-    return float(np.linalg.norm(_apply(after, _apply(np.linalg.inv(before), corners))
-                                - corners, axis=1).max())
-
-
 def _marker_misfit(grid_h: np.ndarray, anchors: tuple[np.ndarray, np.ndarray]) -> float:
     """Largest distance (cells) between the marker corners seen and where grid_h puts them."""
     return float(np.linalg.norm(_apply(grid_h, anchors[0]) - anchors[1], axis=1).max())
