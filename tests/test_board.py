@@ -686,3 +686,26 @@ def test_a_stray_square_past_the_board_is_left_out_of_its_lattice():
     assert np.allclose(centre[:2] / centre[2], (0.5, 0.5)) and shifts == [(0, 0)]
     wider = board + [(a, b) for a in range(15, 19) for b in range(15)]
     assert _lattice_to_grid(_lattice(wider), 15, 15) is None
+
+
+def test_two_markers_of_one_side_must_show_the_layout():
+    """A seeded print-and-play render, 24 px cells: the two right-hand markers read, their
+    grid's lines lock two cells off on the far side (its special squares then miss the
+    layout's: 0.14 where right grids show 0.25 and more), so that find is refused and the
+    board's own grid, which had found it, stands. Before: the markers' grid was taken and
+    31 cells were misread."""
+    from samples.render import sample_photo
+    from vision import board as vb
+    img, truth, _ = sample_photo("mixmath", 1, 3262693734, hand=False, fonts="held_out",
+                                 resolution=(1920, 1080))
+    cfg = vb.BoardConfig()
+    photo = vb._Photo(img, cfg.work_long_side)
+    seen = vb._markers_of(vb._detect_markers(photo.halving(0), cfg), "mixmath",
+                          np.linalg.inv(photo.to_level(0)))
+    assert sorted(seen) == ["BR", "TR"]
+    assert vb._find_by_markers(photo, "mixmath", board_geometry("mixmath"), seen,
+                               cfg).quality == 0.0
+    loc = find_board(img, "mixmath")
+    true_corners = np.array(truth["grid_corners"])
+    cell = np.linalg.norm(true_corners[1] - true_corners[0]) / 14
+    assert np.abs(loc.grid_corners - true_corners).max() < 0.15 * cell

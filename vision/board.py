@@ -1458,7 +1458,13 @@ def _find_by_markers(photo: _Photo, game: str, geometry: BoardGeometry,
             fit, grid_h = f, f.grid_h
             if settled:
                 break
-    if fit is not None and (len(found) > 1 or fit.support >= cfg.sure_support):
+    if (fit is not None and _one_side(found)
+            and _off_layout(photo, grid_h, game, rows, cols, cfg)):
+        # two markers of one side (not a diagonal's: a hand may hide the rest) leave the
+        # far side to the lines, which can lock on a line or two off there (on renders:
+        # two cells): the layout must confirm them
+        quality = 0.0
+    elif fit is not None and (len(found) > 1 or fit.support >= cfg.sure_support):
         quality = _quality(fit, cfg, True)
     elif fit is None and len(found) >= cfg.min_unchecked_markers:
         quality = _UNCHECKED_MARKERS_QUALITY  # the markers' own fit: fair from most of them
@@ -1472,6 +1478,25 @@ def _find_by_markers(photo: _Photo, game: str, geometry: BoardGeometry,
         game, grid_h, geometry, quality=quality, method="markers",
         orientation_certain=True, orientation_scores=np.array([1.0, 0, 0, 0]),
         details=details)
+
+
+def _one_side(corners) -> bool:
+    """Whether the markers are the two of one side of the board (corners "TL", "BR", ...).
+
+    >>> _one_side(["TR", "BR"]), _one_side(["TL", "BR"]), _one_side(["TL", "TR", "BR"])
+    (True, False, False)
+    """
+    if len(corners) != 2:
+        return False
+    a, b = corners
+    return a[0] == b[0] or a[1] == b[1]
+
+
+def _off_layout(photo, grid_h, game, rows, cols, cfg) -> bool:
+    """Whether the grid's squares fail to follow the layout's special squares (a layout of
+    plain squares alone says nothing)."""
+    scores = _layout_scores(photo, grid_h, game, rows, cols, [(0, 0)])
+    return scores is not None and scores[0] < cfg.layout_glance
 
 
 _UNCHECKED_MARKERS_QUALITY = 0.3  # markers alone: a fair fit, below any checked grid's
