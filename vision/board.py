@@ -1442,10 +1442,10 @@ def _find_by_markers(photo: _Photo, game: str, geometry: BoardGeometry,
         # to extrapolation (small markers: half a cell off), which the lines pull in over
         # a few passes, the first looking wider
         passes = [(None, cfg.search_window[0])] + passes + [passes[-1]] * cfg.marker_extra_passes
-    # the lines may not pull the grid off the markers (a hand's edge is a line too); three
-    # or more span the board, and then as far as their own scatter allows (a small marker's
-    # corners are a pixel or two off: the true grid fits them about half as well as their
-    # own best fit; two such would leave the far side to the lines)
+    # the lines may not pull the grid off the markers (a hand's edge is a line too); from
+    # three or more, as far as their own scatter allows: a small marker's corners are a
+    # pixel or two off, and the true grid fits them about half as well as their own best
+    # fit (two would leave the far side to the lines alone: not relaxed)
     misfit = cfg.marker_misfit_cells + (2 * _marker_misfit(grid_h, anchors) if len(found) >= 3
                                         else 0.0)
     fit = None
@@ -1454,6 +1454,7 @@ def _find_by_markers(photo: _Photo, game: str, geometry: BoardGeometry,
         fine = len(found) == 3 or i == len(passes) - 1
         f = _refine(photo, grid_h, rows, cols, cfg, window, fine, trust, anchors)
         if f is not None and _marker_misfit(f.grid_h, anchors) <= misfit:
+            # a fine pass that hardly moves the grid ends them (the widening ones all run)
             settled = fine and _moved(grid_h, f.grid_h, rows, cols) <= cfg.settled_cells
             fit, grid_h = f, f.grid_h
             if settled:
