@@ -107,8 +107,13 @@ def cell_crops(padded: np.ndarray, rows: int, cols: int) -> np.ndarray:
 def board_norm(padded: np.ndarray) -> np.ndarray:
     """(2, 3) the board's median colour (mostly plain squares) and its spread (5th to 95th
     percentile, per channel): what :func:`normalised` takes out."""
-    inner = padded[MARGIN_PX:-MARGIN_PX, MARGIN_PX:-MARGIN_PX].reshape(-1, 3)[::7]
-    lo, med, hi = percentiles_u8(inner, (5, 50, 95))
+    return colour_norm(padded[MARGIN_PX:-MARGIN_PX, MARGIN_PX:-MARGIN_PX].reshape(-1, 3)[::7])
+
+
+def colour_norm(pixels: np.ndarray) -> np.ndarray:
+    """(2, 3) the median colour of uint8 ``pixels`` (n, 3) and their spread (5th to 95th
+    percentile, per channel, at least 24 levels)."""
+    lo, med, hi = percentiles_u8(pixels, (5, 50, 95))
     return np.stack([med, np.maximum(hi - lo, 24.0)]).astype(np.float32)
 
 
@@ -369,9 +374,8 @@ def glare_look(view: BoardView, game: str, probs: np.ndarray, glare: np.ndarray,
     net = load(game)
     out = probs.copy()
     for (r, c), crop in zip(np.argwhere(doubtful), view.crops(doubtful)):
-        lo, med, hi = percentiles_u8(crop.reshape(-1, 3), (5, 50, 95))
-        own = np.stack([med, np.maximum(hi - lo, 24.0)]).astype(np.float32)
-        out[r, c] = net.probabilities(crop[None], own, view.context)[0]
+        out[r, c] = net.probabilities(crop[None], colour_norm(crop.reshape(-1, 3)),
+                                      view.context)[0]
     return out
 
 
