@@ -121,6 +121,26 @@ def test_training_crops_carry_their_cells_labels():
     assert np.abs(contexts[0, 1].astype(int) - contexts[0, 0]).max() > 40
 
 
+def test_a_training_glare_lightens_a_share_of_the_crops_towards_white():
+    """glared: a soft spot of light added to about ``share`` of the crops, clipped at white;
+    the other crops unchanged. Its ink stays darker than its face unless clipped."""
+    rng = np.random.default_rng(3)
+    crops = np.full((400, cellnet.CROP_PX, cellnet.CROP_PX, 3), 200, np.uint8)
+    crops[:, 12:20, 14:18] = 40                                 # a stroke of ink
+    out = cellnet.glared(crops, rng, 0.3)
+    assert out.dtype == np.float32 and out.shape == crops.shape
+    lit = (out != crops).any(axis=(1, 2, 3))
+    assert 0.22 < lit.mean() < 0.38
+    assert (out >= crops).all() and out.max() <= 255
+    assert (out[lit] == 255).any(axis=(1, 2, 3)).mean() > 0.2   # strong ones wash the face
+    gain = (out[lit] - crops[lit]).reshape(lit.sum(), -1).max(1)
+    assert gain.min() > 0.1 * 255 * 0.2 and gain.max() > 0.6 * 255
+    # a spot of light, not a wash: the gain varies across the crop
+    spread = np.ptp((out[lit] - crops[lit])[:, :, :, 1].reshape(lit.sum(), -1), axis=1)
+    assert np.median(spread) > 20
+    assert (cellnet.glared(crops, rng, 0.0) == crops).all()
+
+
 def test_a_net_in_context_is_not_trained_on_crops_saved_without_their_contexts(tmp_path):
     n = 4
     np.savez(tmp_path / "calculissimo-1.npz",

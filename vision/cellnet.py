@@ -645,9 +645,44 @@ def _exported(model, classes: tuple) -> CellNet:
     return CellNet(w, classes)
 
 
+GLARE_SHARE = 0.3   # of the training crops seen under a glare (glared)
+
+
+def glared(crops: np.ndarray, rng, share: float) -> np.ndarray:
+    """float32 copies of uint8 ``crops`` (N, H, W, 3), ``share`` of them under a specular
+    glare: a soft, elongated spot of light added and clipped at white, anywhere from the
+    crop's middle to a cell off, 0.3-2 cells in radius, 0.2-0.85 of white at its peak, the
+    light's colour a little off grey. The photos a net trains on show a glare on few cells,
+    and a glare-washed tile (its ink a few levels under a face clipped white) is what the
+    reader misses most."""
+    out = crops.astype(np.float32)
+    hit = np.flatnonzero(rng.random(len(crops)) < share)
+    if not len(hit):
+        return out
+    n, side = len(hit), crops.shape[1]
+    centre = side / 2 + rng.uniform(-1, 1, (n, 2)) * CELL_PX
+    radius = rng.uniform(0.3, 2.0, n) * CELL_PX
+    turn = rng.uniform(0, np.pi, n)
+    stretch = rng.uniform(1.0, 1.6, n)
+    ys, xs = np.mgrid[0:side, 0:side].astype(np.float32) + 0.5
+    dx = xs[None] - centre[:, 0, None, None]
+    dy = ys[None] - centre[:, 1, None, None]
+    cos, sin = np.cos(turn)[:, None, None], np.sin(turn)[:, None, None]
+    u = (dx * cos + dy * sin) / (radius * stretch)[:, None, None]
+    v = (dy * cos - dx * sin) / radius[:, None, None]
+    d2 = u * u + v * v
+    spot = 0.6 * np.exp(-2 * d2) + 0.4 * np.exp(-10 * d2)
+    light = 1 + 0.06 * rng.standard_normal((n, 3))
+    light /= light.max(1, keepdims=True)
+    peak = 255 * rng.uniform(0.2, 0.85, n)
+    out[hit] = np.minimum(out[hit] + (peak[:, None] * light)[:, None, None] * spot[..., None],
+                          255)
+    return out
+
+
 def _fit(model, crops: np.ndarray, norms: np.ndarray, labels: np.ndarray | None,
          epochs: int, seed: int, threads: int, log, boards: np.ndarray | None = None,
-         contexts: np.ndarray | None = None):
+         contexts: np.ndarray | None = None, glare: float = 0.0):
     """Train ``model`` on the crops; ``labels`` None: each crop is turned a random number of
     quarter turns, which is its label (:func:`train_turns`). With ``contexts`` (each
     board's :func:`context_of`; ``boards``: each crop's board), each crop is seen beside
@@ -661,7 +696,7 @@ def _fit(model, crops: np.ndarray, norms: np.ndarray, labels: np.ndarray | None,
 
     def batch(idx):
         idx = np.sort(idx.numpy())
-        xb = normalised(crops[idx], norms[idx])
+        xb = normalised(glared(crops[idx], rng, glare), norms[idx])
         if contexts is not None:
             ctx = normalised(contexts[boards[idx]], norms[idx][:, None])
             no_tile = rng.random(len(idx)) < 0.1
@@ -719,10 +754,10 @@ def _load_data(data: list[Path]) -> tuple[np.ndarray, ...]:
 
 
 def train(game: str, data: list[Path], epochs: int = 8, seed: int = 0, threads: int = 2,
-          log=print, context: bool = False) -> CellNet:
-    """Fit the net of ``game`` on the crops of :func:`make_data` saved in ``data``; with
-    ``context``, a net that reads each crop beside its board's :func:`context_of` (the
-    files must hold the contexts)."""
+          log=print, context: bool = False, glare: float = GLARE_SHARE) -> CellNet:
+    """Fit the net of ``game`` on the crops of :func:`make_data` saved in ``data``, ``glare``
+    of them seen under a spot of light (:func:`glared`); with ``context``, a net that reads
+    each crop beside its board's :func:`context_of` (the files must hold the contexts)."""
     crops, norms, labels, boards, contexts = _load_data(data)
     if context and contexts is None:
         raise ValueError("these crops were saved without their boards' contexts: "
@@ -731,7 +766,7 @@ def train(game: str, data: list[Path], epochs: int = 8, seed: int = 0, threads: 
         boards = contexts = None
     classes = CLASSES[game]
     model = _fit(_torch_net(len(classes), channels=9 if context else 3), crops, norms,
-                 labels, epochs, seed, threads, log, boards, contexts)
+                 labels, epochs, seed, threads, log, boards, contexts, glare)
     return _exported(model, classes)
 
 
@@ -764,6 +799,9 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=TRAIN_SEED)
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--glare", type=float, default=GLARE_SHARE,
+                        help="--train: the share of crops seen under a spot of light "
+                             f"(default {GLARE_SHARE})")
     parser.add_argument("--context", action="store_true",
                         help="--train a net that reads each cell beside its photo's "
                              "empty square and inked tile (context_of)")
@@ -780,7 +818,8 @@ def main(argv=None) -> int:
         print(f"{len(labels)} crops, {np.count_nonzero(labels)} tiles")
     if args.train:
         net = train(args.train, sorted(args.store.glob(f"{args.train}*.npz")),
-                    epochs=args.epochs, threads=args.threads, context=args.context)
+                    epochs=args.epochs, threads=args.threads, context=args.context,
+                    glare=args.glare)
         net.save(MODELS / f"cellnet-{args.train}.npz")
         print(f"saved {MODELS / f'cellnet-{args.train}.npz'}")
     if args.train_turns:
