@@ -106,13 +106,8 @@ def cell_crops(padded: np.ndarray, rows: int, cols: int) -> np.ndarray:
 
 def board_norm(padded: np.ndarray) -> np.ndarray:
     """(2, 3) the board's median colour (mostly plain squares) and its spread (5th to 95th
-    percentile, per channel): what :func:`normalised` takes out."""
-    return colour_norm(padded[MARGIN_PX:-MARGIN_PX, MARGIN_PX:-MARGIN_PX].reshape(-1, 3)[::7])
-
-
-def colour_norm(pixels: np.ndarray) -> np.ndarray:
-    """(2, 3) the median colour of uint8 ``pixels`` (n, 3) and their spread (5th to 95th
-    percentile, per channel, at least 24 levels)."""
+    percentile, per channel, at least 24 levels): what :func:`normalised` takes out."""
+    pixels = padded[MARGIN_PX:-MARGIN_PX, MARGIN_PX:-MARGIN_PX].reshape(-1, 3)[::7]
     lo, med, hi = percentiles_u8(pixels, (5, 50, 95))
     return np.stack([med, np.maximum(hi - lo, 24.0)]).astype(np.float32)
 
@@ -359,23 +354,6 @@ def second_look(view: BoardView, game: str, probs: np.ndarray, below: float) -> 
     out = probs.copy()
     out[doubtful] = (probs[doubtful] + more.reshape(len(SECOND_LOOK), -1, probs.shape[-1])
                      .sum(0)) / (1 + len(SECOND_LOOK))
-    return out
-
-
-def glare_look(view: BoardView, game: str, probs: np.ndarray, glare: np.ndarray,
-               below: float) -> np.ndarray:
-    """``probs`` with every cell under a ``glare`` ((rows, cols) bool) whose likeliest class
-    has less than ``below`` read again with the crop normalised by its own colours rather
-    than the board's: a glare washing a tile leaves its ink a few levels under its face,
-    which the board's spread flattens."""
-    doubtful = glare & (probs.max(-1) < below)
-    if not doubtful.any():
-        return probs
-    net = load(game)
-    out = probs.copy()
-    for (r, c), crop in zip(np.argwhere(doubtful), view.crops(doubtful)):
-        out[r, c] = net.probabilities(crop[None], colour_norm(crop.reshape(-1, 3)),
-                                      view.context)[0]
     return out
 
 

@@ -215,12 +215,6 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
             known = cellnet.sure_values(probs, classes, tiles_cfg.cellnet_sure)
         stage_ms["cells.net"] = view_ms + (time.perf_counter() - t4) * 1000
     read = tiles.read_grid(grid, game, **kw, stats=stats, known=known)
-    if probs is not None and tiles_cfg.cellnet_glare_look is not None:
-        # only where the glyph reader read a tile: an empty square stretched so shows
-        # its noise and print as ink
-        read_tiles = np.array([[v is not None for v in row] for row in read.cells])
-        probs = cellnet.glare_look(view, game, probs, read.glare & read_tiles,
-                                   tiles_cfg.cellnet_glare_look)
     glyphs_unsure = read.confidence < tiles_cfg.unsure_below
     if probs is not None:   # before Tesseract: what the net settles it need not
         glyph_cells = [row[:] for row in read.cells]

@@ -212,9 +212,6 @@ class TilesConfig:
                                         # tiles' by z spreads (GridRead.sides_like), a tile
                                         # the net gives at least p (a joker while the set
                                         # has more) is put down
-    cellnet_glare_look: float | None = 0.5  # a cell under a glare the net gives less
-                                        # than this is seen again in its own light
-                                        # (cellnet.glare_look)
     cellnet_glared: float | None = 0.4  # where the glyph reader saw an empty square under
                                         # a glare (GridRead.glare), a tile (not a joker)
                                         # the net gives at least this is put down
