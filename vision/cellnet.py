@@ -27,8 +27,9 @@ Runtime runs it no faster).
 Training (:func:`train`, needs PyTorch: ``pip install -e ".[train]"``, only for this):
 crops of rendered photos (:mod:`samples.render`, both tiers, TRAIN fonts, no hand; seeds far
 from the development and benchmark ones), from grids whose corners are jittered by a few
-hundredths of a cell as the board finder leaves them, lit afresh at every step. The
-weights ship in ``vision/models/cellnet-GAME.npz``; they were made with::
+hundredths of a cell as the board finder leaves them, lit afresh at every step, a share
+of them under a synthetic glare (:func:`glared`). The weights ship in
+``vision/models/cellnet-GAME.npz``; they were made with::
 
     python -m vision.cellnet --data GAME --photos 2500                  # ~ 8 min a game
     python -m vision.cellnet --data GAME --photos 2500 --seed 9600000   # as many again
