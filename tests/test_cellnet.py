@@ -123,7 +123,7 @@ def test_training_crops_carry_their_cells_labels():
 
 def test_a_training_glare_lightens_a_share_of_the_crops_towards_white():
     """glared: a soft spot of light added to about ``share`` of the crops, clipped at white;
-    the other crops unchanged. Its ink stays darker than its face unless clipped."""
+    the other crops unchanged."""
     rng = np.random.default_rng(3)
     crops = np.full((400, cellnet.CROP_PX, cellnet.CROP_PX, 3), 200, np.uint8)
     crops[:, 12:20, 14:18] = 40                                 # a stroke of ink

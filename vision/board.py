@@ -1113,10 +1113,9 @@ def _place_by_layout(photo, grid_h, game, rows, cols, shifts, cfg) -> tuple[np.n
     into the border's print, a blurred board whose last row of squares did not show).
     Returns the grid homography and whether it stays ambiguous."""
     seen_all = len(shifts) == 1
-    if seen_all:   # a glance first (4 points a cell): a grid in place matches clearly
-        glance = _layout_scores(photo, grid_h, game, rows, cols, shifts, _FEW_CELL_SAMPLES)
-        if glance is None or glance[0] >= cfg.layout_glance:
-            return grid_h, False
+    # a glance first (4 points a cell): a grid in place matches clearly
+    if seen_all and not _off_layout(photo, grid_h, game, rows, cols, cfg, _FEW_CELL_SAMPLES):
+        return grid_h, False
     tried = _NEIGHBOURS if seen_all else shifts
     scores = _layout_scores(photo, grid_h, game, rows, cols, tried)
     if scores is None:
@@ -1493,10 +1492,11 @@ def _one_side(corners) -> bool:
     return a[0] == b[0] or a[1] == b[1]
 
 
-def _off_layout(photo, grid_h, game, rows, cols, cfg) -> bool:
-    """Whether the grid's squares fail to follow the layout's special squares (a layout of
-    plain squares alone says nothing)."""
-    scores = _layout_scores(photo, grid_h, game, rows, cols, [(0, 0)])
+def _off_layout(photo, grid_h, game, rows, cols, cfg, samples=None) -> bool:
+    """Whether the grid's squares fail to follow the layout's special squares (below
+    ``cfg.layout_glance``; a layout of plain squares alone says nothing), their colours
+    taken at ``samples`` (:func:`_layout_scores`)."""
+    scores = _layout_scores(photo, grid_h, game, rows, cols, [(0, 0)], samples)
     return scores is not None and scores[0] < cfg.layout_glance
 
 

@@ -108,8 +108,8 @@ def cell_crops(padded: np.ndarray, rows: int, cols: int) -> np.ndarray:
 def board_norm(padded: np.ndarray) -> np.ndarray:
     """(2, 3) the board's median colour (mostly plain squares) and its spread (5th to 95th
     percentile, per channel, at least 24 levels): what :func:`normalised` takes out."""
-    pixels = padded[MARGIN_PX:-MARGIN_PX, MARGIN_PX:-MARGIN_PX].reshape(-1, 3)[::7]
-    lo, med, hi = percentiles_u8(pixels, (5, 50, 95))
+    inner = padded[MARGIN_PX:-MARGIN_PX, MARGIN_PX:-MARGIN_PX].reshape(-1, 3)[::7]
+    lo, med, hi = percentiles_u8(inner, (5, 50, 95))
     return np.stack([med, np.maximum(hi - lo, 24.0)]).astype(np.float32)
 
 
