@@ -226,7 +226,8 @@ def test_the_tiles_the_net_is_sure_of_are_not_cut_and_read_the_same(game, seed):
         read = tiles.read_grid(grid, game, config=cfg, shape=(g.rows, g.cols),
                                tesseract=False, known=known)
         cellnet.fuse(read.cells, read.confidence, read.occluded.copy(), probs, classes,
-                     cfg.cellnet_sure, cfg.cellnet_doubt, blanks=tiles.blank_tiles_of(game))
+                     cellnet.Weighing(cfg.cellnet_sure, cfg.cellnet_doubt),
+                     blanks=tiles.blank_tiles_of(game))
         return read
     skipped, every = weighed(known), weighed(None)
     assert skipped.cells == every.cells == truth["cells"]
@@ -365,8 +366,9 @@ def test_a_joker_the_net_half_believes_is_put_down_where_its_sides_look_like_a_t
 
     def fused(sided, blanks=4):
         cells, conf = [[None, None, None]], np.ones((1, 3))
-        cellnet.fuse(cells, conf, np.zeros((1, 3), bool), probs, classes, 0.97, 0.6,
-                     blanks=blanks, likely_joker=0.7, sides=sides, sided=sided)
+        cellnet.fuse(cells, conf, np.zeros((1, 3), bool), probs, classes,
+                     cellnet.Weighing(likely_joker=0.7, sided=sided), blanks=blanks,
+                     sides=sides)
         return cells
 
     assert fused((0.5, 4.0)) == [["?", None, "?"]]
@@ -384,8 +386,8 @@ def test_a_washed_out_tile_the_net_half_believes_is_taken_where_its_sides_look_l
 
     def fused(sided):
         cells, conf = [[None, None]], np.ones((1, 2))
-        cellnet.fuse(cells, conf, np.zeros((1, 2), bool), probs, classes, 0.97, 0.6,
-                     blanks=4, fair=(0.7, 0.8), sides=sides, sided=sided)
+        cellnet.fuse(cells, conf, np.zeros((1, 2), bool), probs, classes,
+                     cellnet.Weighing(fair=(0.7, 0.8), sided=sided), blanks=4, sides=sides)
         return cells, conf.round(2).tolist()
 
     assert fused((0.5, 4.0)) == ([["4", None]], [[0.6, 0.4]])
@@ -403,8 +405,8 @@ def test_a_tile_the_net_sees_under_a_glare_is_taken_where_the_glyph_reader_saw_n
 
     def fused(glared):
         cells, conf = [[None, None, None]], np.ones((1, 3))
-        cellnet.fuse(cells, conf, np.zeros((1, 3), bool), probs, classes, 0.97, 0.6,
-                     blanks=4, fair=(0.7, 0.8), glare=glare, glared=glared)
+        cellnet.fuse(cells, conf, np.zeros((1, 3), bool), probs, classes,
+                     cellnet.Weighing(fair=(0.7, 0.8), glared=glared), blanks=4, glare=glare)
         return cells, conf.round(2).tolist()
 
     assert fused(0.4) == ([["4", None, None]], [[0.45, 0.55, 0.55]])

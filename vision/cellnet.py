@@ -410,16 +410,26 @@ def bare_of_jokers(probs: np.ndarray, classes: tuple, sides: np.ndarray,
     return probs
 
 
+@dataclass(frozen=True)
+class Weighing:
+    """When :func:`fuse` takes the net's answer over the glyph reading's (the thresholds
+    come from :class:`vision.tiles.TilesConfig`'s ``cellnet_*``; None: the rule is off)."""
+    sure: float = 0.97                          # the net is at least this sure, or
+    doubt: float = 0.6                          # the glyph reading below this
+    fair: tuple[float, float] | None = None     # (p, c): the net >= p, the glyph < c
+    likely_joker: float | None = None           # a joker over an empty reading
+    sided: tuple[float, float] | None = None    # (p, z): a tile where the sides say one
+    glared: float | None = None                 # a tile under a glare
+
+
 def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
-         probs: np.ndarray, classes: tuple, sure: float, doubt: float,
-         blanks: int | None = None, likely_joker: float | None = None,
-         fair: tuple[float, float] | None = None, sides: np.ndarray | None = None,
-         sided: tuple[float, float] | None = None, glare: np.ndarray | None = None,
-         glared: float | None = None) -> None:
+         probs: np.ndarray, classes: tuple, rules: Weighing, *,
+         blanks: int | None = None, sides: np.ndarray | None = None,
+         glare: np.ndarray | None = None) -> None:
     """Weigh the glyph reading (``cells``, ``confidence``, changed in place) with the net's
-    ``probs``: where they differ, the net's answer is taken when it is at least ``sure`` or
-    the glyph reading's confidence is below ``doubt``, or (``fair``: p, c) when it is at
-    least p and the glyph reading's below c; the cells to ``leave`` (hidden ones)
+    ``probs`` under ``rules``: where they differ, the net's answer is taken when it is at
+    least ``sure`` or the glyph reading's confidence is below ``doubt``, or (``fair``: p, c)
+    when it is at least p and the glyph reading's below c; the cells to ``leave`` (hidden ones)
     and readings the net has no class for (a Mixmath blank) are left alone. An agreement is
     as sure as the surer of the two; a kept reading the net disputes no surer than the net
     leaves room for. The set has ``blanks`` jokers at most: past that, the jokers the net
@@ -439,7 +449,7 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     >>> cells, conf = [[None, "5", None, "7"]], np.array([[1.0, 0.5, 1.0, 0.8]])
     >>> probs = np.array([[[0.02, 0, 0, 0.98], [0.1, 0.9, 0, 0], [0.01, 0, 0, 0.99],
     ...                    [0.99, 0, 0, 0.01]]])
-    >>> fuse(cells, conf, np.zeros((1, 4), bool), probs, (None, "4", "5", "?"), 0.97, 0.6,
+    >>> fuse(cells, conf, np.zeros((1, 4), bool), probs, (None, "4", "5", "?"), Weighing(),
     ...      blanks=1)
     >>> cells, conf.round(2).tolist()
     ([[None, '4', '?', '7']], [[1.0, 0.9, 0.99, 0.8]])
@@ -448,11 +458,13 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
 
     >>> cells, conf = [[None, None, "?"]], np.ones((1, 3))
     >>> probs = np.array([[[0.25, 0, 0, 0.75], [0.2, 0, 0, 0.8], [0.01, 0, 0, 0.99]]])
-    >>> fuse(cells, conf, np.zeros((1, 3), bool), probs, (None, "4", "5", "?"), 0.97, 0.6,
-    ...      blanks=2, likely_joker=0.7)
+    >>> fuse(cells, conf, np.zeros((1, 3), bool), probs, (None, "4", "5", "?"),
+    ...      Weighing(likely_joker=0.7), blanks=2)
     >>> cells
     [[None, '?', '?']]
     """
+    sure, doubt, fair = rules.sure, rules.doubt, rules.fair
+    likely_joker, sided, glared = rules.likely_joker, rules.sided, rules.glared
     best, p_best = _top(probs)
     known = set(classes)
     put = []          # the net's answers taken: (its p, cell, the glyph reading, its confidence)

@@ -116,10 +116,8 @@ def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: n
     classes = cellnet.CLASSES[game]
     if cfg.cellnet_bare_sides is not None:
         probs = cellnet.bare_of_jokers(probs, classes, sides, cells, cfg.cellnet_bare_sides)
-    cellnet.fuse(cells, confidence, leave, probs, classes, cfg.cellnet_sure, cfg.cellnet_doubt,
-                 blanks=tiles.blank_tiles_of(game), likely_joker=cfg.cellnet_likely_joker,
-                 fair=cfg.cellnet_fair, sides=sides, sided=cfg.cellnet_sided,
-                 glare=glare, glared=cfg.cellnet_glared)
+    cellnet.fuse(cells, confidence, leave, probs, classes, cfg.weighing,
+                 blanks=tiles.blank_tiles_of(game), sides=sides, glare=glare)
     return probs
 
 

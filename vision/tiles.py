@@ -254,6 +254,14 @@ class TilesConfig:
                                         # light, squares): no hand lies across them
     seam_width: float = 0.08            # (the seam: this far either side of the border)
 
+    @property
+    def weighing(self):
+        """The ``cellnet_*`` rules as :func:`vision.cellnet.fuse` takes them."""
+        from .cellnet import Weighing
+        return Weighing(sure=self.cellnet_sure, doubt=self.cellnet_doubt,
+                        fair=self.cellnet_fair, likely_joker=self.cellnet_likely_joker,
+                        sided=self.cellnet_sided, glared=self.cellnet_glared)
+
 
 @dataclass
 class CellStats:
