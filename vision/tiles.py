@@ -1406,9 +1406,10 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
         conf[r, c] = cfg.conf_blank
 
     # what the board and the tiles explain; the rest may be a hand
-    read_well = np.zeros((rows, cols), bool)
+    read_well, glyphed = np.zeros((rows, cols), bool), np.zeros((rows, cols), bool)
     for cg, _ in reads:
         read_well[cg.cell] = conf[cg.cell] >= cfg.explained_conf
+        glyphed[cg.cell] = True
     glyphless = is_tile & ~blank        # taken for a tile, but no glyph found on it
     for cell in best:
         glyphless[cell] = False
@@ -1417,7 +1418,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     on_square = empty & (own_print | _square_colour(stats, colours, cfg))
     off_square = empty & ~on_square
     glare = washed | clipped | (empty & lifted)
-    skin_like = _skin_like(stats, on_square, groups, read_well, cfg)
+    skin_like = _skin_like(stats, on_square, groups, read_well, glyphed, cfg)
     # ink on a tile-like face, no glyph in it and a tinge of skin: fingers as pale as tiles
     fingers = glyphless & (stats.skin_frac >= cfg.skin_tinge) & ~skin_like
     explained = (on_square & ~fingers) | read_well | (blank & ~blank_by_sides) | glare
@@ -1863,15 +1864,17 @@ def _settle_with_tesseract(unsure, cells, conf, p, mixmath, cfg) -> None:
 # ------------------------------------------------------------------------ occlusion
 
 def _skin_like(stats: CellStats, empty: np.ndarray, groups: np.ndarray, tiles: np.ndarray,
-               cfg: TilesConfig) -> np.ndarray:
+               glyphed: np.ndarray, cfg: TilesConfig) -> np.ndarray:
     """(rows, cols) bool: cells where skin colour says nothing of a hand — empty squares
     of a kind that is itself skin-coloured (a pink or tan board), and tiles when the
-    tiles are (pale wood under warm light). ``empty``, ``tiles``: cells seen to be so."""
+    tiles are (pale wood under warm light): those read well and those with a glyph read
+    at all, however poorly (a finger shows none). ``empty``, ``tiles``: cells seen to be
+    so; ``glyphed``: the cells whose glyphs were read."""
     def skin_coloured(sel):
         seen = stats.skin_frac[sel]
         return len(seen) > 0 and float(np.median(seen)) >= cfg.skin_min_frac
 
-    out = tiles & skin_coloured(tiles)
+    out = (tiles | glyphed) & skin_coloured(tiles)
     for group in np.unique(groups):
         sel = groups == group
         out[sel & empty] = skin_coloured(sel & empty)
