@@ -1869,7 +1869,26 @@ def _skin_like(stats: CellStats, empty: np.ndarray, groups: np.ndarray, tiles: n
     of a kind that is itself skin-coloured (a pink or tan board), and tiles when the
     tiles are (pale wood under warm light): those read well and those with a glyph read
     at all, however poorly (a finger shows none). ``empty``, ``tiles``: cells seen to be
-    so; ``glyphed``: the cells whose glyphs were read."""
+    so; ``glyphed``: the cells whose glyphs were read.
+
+    Pale wood (skin-coloured tiles read well): a tile read poorly is still no hand's, a
+    skin-coloured cell with no glyph may be one:
+
+    >>> from types import SimpleNamespace
+    >>> stats = SimpleNamespace(skin_frac=np.array([[0.8, 0.9, 0.7, 0.8]]))
+    >>> well, glyphed = np.array([[1, 1, 0, 0]], bool), np.array([[1, 1, 1, 0]], bool)
+    >>> nothing = np.zeros((1, 4), bool)
+    >>> _skin_like(stats, nothing, np.zeros((1, 4), int), well, glyphed, TilesConfig()
+    ...            ).astype(int)
+    array([[1, 1, 1, 0]])
+
+    White tiles (little skin where read well): skin on any tile counts.
+
+    >>> stats.skin_frac[0, :2] = 0.1
+    >>> _skin_like(stats, nothing, np.zeros((1, 4), int), well, glyphed, TilesConfig()
+    ...            ).astype(int)
+    array([[0, 0, 0, 0]])
+    """
     def skin_coloured(sel):
         seen = stats.skin_frac[sel]
         return len(seen) > 0 and float(np.median(seen)) >= cfg.skin_min_frac
