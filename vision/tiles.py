@@ -1867,9 +1867,10 @@ def _skin_like(stats: CellStats, empty: np.ndarray, groups: np.ndarray, tiles: n
                glyphed: np.ndarray, cfg: TilesConfig) -> np.ndarray:
     """(rows, cols) bool: cells where skin colour says nothing of a hand — empty squares
     of a kind that is itself skin-coloured (a pink or tan board), and tiles when the
-    tiles are (pale wood under warm light): those read well and those with a glyph read
-    at all, however poorly (a finger shows none). ``empty``, ``tiles``: cells seen to be
-    so; ``glyphed``: the cells whose glyphs were read.
+    tiles are (pale wood under warm light): every cell with a glyph read on it, however
+    poorly (a finger shows none). ``empty``, ``tiles``: cells seen to be so (``tiles``:
+    read well, which says whether the set is skin-coloured); ``glyphed``: the cells whose
+    glyphs were read (the tiles read well among them).
 
     Pale wood (skin-coloured tiles read well): a tile read poorly is still no hand's, a
     skin-coloured cell with no glyph may be one:
@@ -1893,7 +1894,7 @@ def _skin_like(stats: CellStats, empty: np.ndarray, groups: np.ndarray, tiles: n
         seen = stats.skin_frac[sel]
         return len(seen) > 0 and float(np.median(seen)) >= cfg.skin_min_frac
 
-    out = (tiles | glyphed) & skin_coloured(tiles)
+    out = glyphed & skin_coloured(tiles)
     for group in np.unique(groups):
         sel = groups == group
         out[sel & empty] = skin_coloured(sel & empty)
