@@ -97,6 +97,20 @@ def fixed_numbers(game: str) -> dict[tuple[int, int], int]:
     return centre_numbers(layout_rows(game))
 
 
+def starred_squares(game: str) -> list[tuple[int, int]]:
+    """(row, col) of the squares printed with a star: the start square of a game whose
+    definition marks one (``"start": true``; boardsight prints Calculissimo's "★ 2× all"),
+    the star a print-and-play joker wears too.
+
+    >>> starred_squares("calculissimo"), starred_squares("mixmath")
+    ([(7, 7)], [])
+    """
+    squares = load_definition(game).get("squares") or {}
+    start = {ch for ch, sq in squares.items() if sq.get("start")}
+    return [(r, c) for r, row in enumerate(layout_rows(game)) for c, ch in enumerate(row)
+            if ch in start]
+
+
 def centre_numbers(rows: Sequence[str]) -> dict[tuple[int, int], int]:
     """{(row, col): number} of the digits in the central 2 x 2 block of layout ``rows``:
     the numbers printed on the board as tiles (Mixmath's 1 2 3 4; "2" and "3" elsewhere

@@ -425,7 +425,7 @@ class Weighing:
 def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
          probs: np.ndarray, classes: tuple, rules: Weighing, *,
          blanks: int | None = None, sides: np.ndarray | None = None,
-         glare: np.ndarray | None = None) -> None:
+         glare: np.ndarray | None = None, inked_jokers: bool = False) -> None:
     """Weigh the glyph reading (``cells``, ``confidence``, changed in place) with the net's
     ``probs`` under ``rules``: where they differ, the net's answer is taken when it is at
     least ``sure`` or the glyph reading's confidence is below ``doubt``, or (``fair``: p, c)
@@ -445,6 +445,8 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     an empty square under a ``glare`` ((rows, cols) bool, :attr:`vision.tiles.GridRead.glare`),
     whose ink a tile may have lost there, the net's tile (not a joker: a glare whitens a
     square as a joker's face is white) is taken when it gives it at least ``glared``.
+    Where the set's jokers wear a star (``inked_jokers``: boardsight's print-and-play), a
+    joker has ink, and those two rules for an ink-less joker put none down.
 
     >>> cells, conf = [[None, "5", None, "7"]], np.array([[1.0, 0.5, 1.0, 0.8]])
     >>> probs = np.array([[[0.02, 0, 0, 0.98], [0.1, 0.9, 0, 0], [0.01, 0, 0, 0.99],
@@ -462,6 +464,14 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     ...      Weighing(likely_joker=0.7), blanks=2)
     >>> cells
     [[None, '?', '?']]
+
+    On boardsight's print-and-play board, whose jokers wear a star, it puts none down:
+
+    >>> cells = [[None, None, "?"]]
+    >>> fuse(cells, np.ones((1, 3)), np.zeros((1, 3), bool), probs, (None, "4", "5", "?"),
+    ...      Weighing(likely_joker=0.7), blanks=2, inked_jokers=True)
+    >>> cells
+    [[None, None, '?']]
     """
     sure, doubt, fair = rules.sure, rules.doubt, rules.fair
     likely_joker, sided, glared = rules.likely_joker, rules.sided, rules.glared
@@ -488,7 +498,7 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
             cells[r][c] = theirs
             confidence[r, c] = p
         else:
-            if theirs == "?" and mine is None and (
+            if theirs == "?" and mine is None and not inked_jokers and (
                     sided_tile or (likely_joker is not None and p >= likely_joker)):
                 likely.append((p, (r, c), confidence[r, c]))
             confidence[r, c] = min(confidence[r, c], 1 - p)

@@ -106,18 +106,20 @@ def _disputed(glyph_cells: list[list], fused_cells: list[list], net_says: np.nda
 
 def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: np.ndarray,
           sides: np.ndarray, game: str, cfg: tiles.TilesConfig,
-          glare: np.ndarray | None = None) -> np.ndarray:
+          glare: np.ndarray | None = None, inked_jokers: bool = False) -> np.ndarray:
     """The glyph reading (``cells``, ``confidence``: changed in place) weighed with the
     net's ``probs`` under ``cfg``'s rules: the sides' veto on the net's jokers
     (:func:`vision.cellnet.bare_of_jokers`), then :func:`vision.cellnet.fuse` (``sides``:
-    ``GridRead.sides_like``, ``glare``: ``GridRead.glare``). Returns the
+    ``GridRead.sides_like``, ``glare``: ``GridRead.glare``; ``inked_jokers``: the set's
+    jokers wear a star, boardsight's print-and-play). Returns the
     probabilities as weighed, which the set's counts then go on. (``bench.fusion`` replays
     the reading's weighing through this.)"""
     classes = cellnet.CLASSES[game]
     if cfg.cellnet_bare_sides is not None:
         probs = cellnet.bare_of_jokers(probs, classes, sides, cells, cfg.cellnet_bare_sides)
     cellnet.fuse(cells, confidence, leave, probs, classes, cfg.weighing,
-                 blanks=tiles.blank_tiles_of(game), sides=sides, glare=glare)
+                 blanks=tiles.blank_tiles_of(game), sides=sides, glare=glare,
+                 inked_jokers=inked_jokers)
     return probs
 
 
@@ -164,7 +166,8 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     the glyph reader and the net said before they were weighed (``bench.fusion`` replays
     the weighing): ``glyph_cells``, ``glyph_confidence``, ``leave``, ``probs``,
     ``probs_once`` (the net's, without its second look), ``sides``
-    (``GridRead.sides_like``) and ``glare`` (``GridRead.glare``)."""
+    (``GridRead.sides_like``), ``glare`` (``GridRead.glare``) and ``inked_jokers``
+    (:func:`weigh`)."""
     from . import board
 
     t0 = time.perf_counter() if t0 is None else t0
@@ -224,9 +227,10 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
         if trace is not None:
             trace.update(glyph_cells=glyph_cells, glyph_confidence=read.confidence.copy(),
                          leave=leave.copy(), probs=probs, probs_once=probs_once,
-                         sides=read.sides_like, glare=read.glare)
+                         sides=read.sides_like, glare=read.glare,
+                         inked_jokers=kw["inked_jokers"])
         probs = weigh(read.cells, read.confidence, leave, probs, read.sides_like, game,
-                      tiles_cfg, read.glare)
+                      tiles_cfg, read.glare, kw["inked_jokers"])
         glyphs_unsure &= _disputed(glyph_cells, read.cells,
                                    np.array(classes, dtype=object)[probs.argmax(-1)])
     if tiles_cfg.use_tesseract:   # a tie-break for the glyph reader's doubts alone

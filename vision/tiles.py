@@ -171,6 +171,9 @@ class TilesConfig:
     conf_rejected_candidate: float = 0.8  # an empty cell that had tile-like ink
     conf_off_square: float = 0.5        # an empty cell whose face is not its square's
     conf_blank: float = 0.7             # a blank / joker (no ink to confirm it)
+    conf_star_print: float = 0.5        # a joker read on a square printed with a star
+                                        # (the start square): below cellnet_doubt, so the
+                                        # net, which sees the tile round a star, decides
 
     set_min_agreement: float = 0.8      # a tile-set photo: share read as the order says
     upright_cells: int = 24             # tiles read under each turn to settle orientation;
@@ -1126,6 +1129,18 @@ def square_kinds_of(game: str, rows: int, cols: int) -> np.ndarray:
     return _read_only(kinds)
 
 
+@lru_cache(maxsize=None)
+def starred_of(game: str, rows: int, cols: int) -> np.ndarray:
+    """(rows, cols) bool: the squares printed with a star (the start square,
+    :func:`calibration.layouts.starred_squares`); none on a board of another size."""
+    from calibration.layouts import starred_squares
+    out = np.zeros((rows, cols), bool)
+    if _layout_chars(game, rows, cols) is not None:
+        for cell in starred_squares(game):
+            out[cell] = True
+    return _read_only(out)
+
+
 def _read_only(a: np.ndarray) -> np.ndarray:
     a.flags.writeable = False
     return a
@@ -1401,6 +1416,11 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
         cells[r][c] = value
         conf[r, c] = q
         reads.append((cg, scores))
+    # a start square's printed star reads as a print-and-play joker's (a blank's joker,
+    # put down below, shows no ink: no print)
+    for r, c in zip(*np.nonzero(starred_of(game, rows, cols))):
+        if cells[r][c] == "?":
+            conf[r, c] = min(conf[r, c], cfg.conf_star_print)
     for r, c in zip(*np.nonzero(blank)):
         cells[r][c] = "?"
         conf[r, c] = cfg.conf_blank
