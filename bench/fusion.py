@@ -75,7 +75,7 @@ def weighed(read: Read, cfg: tiles.TilesConfig, second_look: bool = True) -> lis
     t = read.trace
     cells, confidence = copy.deepcopy(t["glyph_cells"]), t["glyph_confidence"].copy()
     probs = weigh(cells, confidence, t["leave"], t["probs"] if second_look else t["probs_once"],
-                  t["sides"], read.game, cfg, t["glare"], t.get("inked_jokers", False))
+                  t["sides"], read.game, cfg, t["glare"], t["inked_jokers"])
     if cfg.cellnet_set_counts:
         cellnet.keep_to_set(cells, confidence, probs, cellnet.CLASSES[read.game],
                             tiles.tile_counts_of(read.game))
