@@ -17,7 +17,9 @@ strength are taken out but the tile's own colour against its square is kept. A n
 reads in context (trained with ``--context``; the reader gives it one) sees each crop
 beside the photo's own empty square and inked tile (:func:`context_of`: the median crop of
 the plain squares and of the tiles with ink), so a white joker on a pale square is told
-by how it differs from both. The shipped nets do not yet: see the README's measurements.
+by how it differs from both. Calculissimo's shipped net does (its blank jokers on
+pale squares are the commonest miss); Mixmath's does not (no gain measured): see the
+README.
 
 Net (:class:`CellNet`, numpy forward; three 2-strided 3x3 convolutions of ``CONVS``
 channels, then a dense layer of ``HIDDEN`` and the classes): about 0.6 million
@@ -33,11 +35,12 @@ of them under a synthetic glare (:func:`glared`). The weights ship in
 
     python -m vision.cellnet --data GAME --photos 2500                  # ~ 8 min a game
     python -m vision.cellnet --data GAME --photos 2500 --seed 9600000   # as many again
-    python -m vision.cellnet --train GAME --threads 1                   # ~ 25 min a game
+    python -m vision.cellnet --train mixmath --threads 1                # ~ 25 min
+    python -m vision.cellnet --train calculissimo --context --threads 1 # ~ 45 min
     python -m vision.cellnet --train-turns calculissimo --threads 2     # ~ 3 min
 
-(The shipped nets were trained on data made before contexts were kept; ``--data`` now
-keeps them too, which ``--train`` leaves aside unless ``--context``.)
+(``--data`` keeps each crop's context, which ``--train`` leaves aside unless
+``--context``.)
 
 The turn net (:func:`train_turns`, ``vision/models/turnnet-calculissimo.npz``, a smaller
 net of the same kind) tells which of four quarter turns a token's crop lies at: a board
