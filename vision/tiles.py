@@ -1130,15 +1130,11 @@ def square_kinds_of(game: str, rows: int, cols: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=None)
-def starred_of(game: str, rows: int, cols: int) -> np.ndarray:
-    """(rows, cols) bool: the squares printed with a star (the start square,
+def starred_of(game: str, rows: int, cols: int) -> tuple[tuple[int, int], ...]:
+    """The squares printed with a star (the start square,
     :func:`calibration.layouts.starred_squares`); none on a board of another size."""
     from calibration.layouts import starred_squares
-    out = np.zeros((rows, cols), bool)
-    if _layout_chars(game, rows, cols) is not None:
-        for cell in starred_squares(game):
-            out[cell] = True
-    return _read_only(out)
+    return tuple(starred_squares(game)) if _layout_chars(game, rows, cols) is not None else ()
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
@@ -1418,7 +1414,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
         reads.append((cg, scores))
     # a start square's printed star reads as a print-and-play joker's (a blank's joker,
     # put down below, shows no ink: no print)
-    for r, c in zip(*np.nonzero(starred_of(game, rows, cols))):
+    for r, c in starred_of(game, rows, cols):
         if cells[r][c] == "?":
             conf[r, c] = min(conf[r, c], cfg.conf_star_print)
     for r, c in zip(*np.nonzero(blank)):
