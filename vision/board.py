@@ -293,6 +293,8 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
                 loc = by_markers
     if loc is None and cfg.rescaled_look and photo.squares_seen >= cfg.faint_after_seen:
         loc = _rescaled_look(photo, game, geometry, profile, cfg)
+    if loc is None or loc.quality < cfg.min_quality:
+        loc = _wide_looks(photo, game, geometry, profile, cfg) or loc
     if loc is None:
         others = sorted({decode_marker_id(i)[0] for i, _ in markers
                          if decode_marker_id(i) is not None} - {game})
@@ -350,6 +352,19 @@ def _rescaled_look(photo: _Photo, game: str, geometry: BoardGeometry | None,
         return None
     to_copy = _scale_matrix(copy.shape[1] / image.shape[1], copy.shape[0] / image.shape[0])
     return loc.remapped(loc.homography @ to_copy, details={**loc.details, "rescaled": scale})
+
+
+def _wide_looks(photo: _Photo, game: str, geometry: BoardGeometry | None,
+                profile: str | BoardProfile | None, cfg: BoardConfig) -> BoardLocation | None:
+    """The board from the working copy's mask opened wider (``cfg.wide_looks``), the first
+    look that finds it, or None."""
+    for open_px, faint in cfg.wide_looks:
+        loc = _find_by_grid(photo, photo.work_level, True, faint, game, geometry, profile,
+                            replace(cfg, mask_open_px=open_px))
+        if loc is not None and loc.quality >= cfg.min_quality:
+            loc.details["wide_open_px"] = open_px
+            return loc
+    return None
 
 
 def _same_grid(a: BoardLocation, b: BoardLocation, cfg: BoardConfig) -> bool:

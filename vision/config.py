@@ -69,6 +69,14 @@ class BoardConfig:
     other sizes, and hairlines that fell between pixels, merging squares, may part them
     (on 1 600 development tier-2 photos at 1080p, 19 boards not found: 9 found so, all
     in place; at 12 MP, 6 not found, none found so)."""
+    wide_looks: tuple[tuple[int, bool], ...] = ((3, False), (3, True), (4, False))
+    """When still no look found a grid, the working copy is looked at again with its mask
+    opened wider, (``mask_open_px``, faint lines?) in turn: a hairline that blur and noise
+    break every few pixels leaves bridges between the squares either side of it, which a
+    3-px opening does not cut (on the development photos at 1080p, 20 boards not found:
+    6 found so, all in place; (4, True) found none more and one a cell off; at 12 MP, 9
+    not found, 1 found so). Even a square seen nowhere else may part so: not gated on
+    ``faint_after_seen`` (a photo with no board costs 10-20 ms more)."""
 
     # -- cell candidates (connected components of the 'cell' mask)
     min_cell_px: float = 5.0
