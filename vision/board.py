@@ -1389,7 +1389,8 @@ def _find_by_grid(photo: _Photo, level: int, opened: bool, faint: bool, game: st
     if found < need:
         most = int(round(photo.squares_seen * rows * cols))   # what the best look saw
         photo.why_not = (f"no {game} board found: {most} squares in a grid seen, at least "
-                         f"{need} of its {rows * cols} needed (is the whole board in view?)")
+                         f"{need} of its {rows * cols} needed (is the whole board in view, "
+                         f"and near and sharp enough for its grid lines to show?)")
         return None
     placed = _lattice_to_grid(lat, rows, cols)
     if placed is None:
