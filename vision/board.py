@@ -291,10 +291,15 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
                 by_markers = _find_by_markers(photo, game, default_geometry, best_found, cfg)
             if loc is None or by_markers.quality >= loc.quality * 0.8:
                 loc = by_markers
-    if loc is None and cfg.rescaled_look and photo.squares_seen >= cfg.faint_after_seen:
+    if loc is None:
         loc = _rescaled_look(photo, game, geometry, profile, cfg)
     if loc is None or loc.quality < cfg.min_quality:
         loc = _wide_looks(photo, game, geometry, profile, cfg) or loc
+    if ((loc is None or loc.quality < cfg.min_quality) and cfg.last_cells_frac
+            and photo.squares_seen >= cfg.faint_after_seen):
+        few = replace(cfg, min_cells_frac=cfg.last_cells_frac)
+        loc = (_grid_looks(photo, game, geometry, profile, few)
+               or _rescaled_look(photo, game, geometry, profile, few) or loc)
     if loc is None:
         others = sorted({decode_marker_id(i)[0] for i, _ in markers
                          if decode_marker_id(i) is not None} - {game})
@@ -338,7 +343,10 @@ def _rescaled_look(photo: _Photo, game: str, geometry: BoardGeometry | None,
                    ) -> BoardLocation | None:
     """:func:`_grid_looks` on a copy of the photo scaled by ``cfg.rescaled_look`` (halved
     while the copy stays at least twice the working size), the board found there mapped
-    back to the photo; None when it shows no board either."""
+    back to the photo; None when it shows no board either, or when no look at the photo
+    saw part of one (``cfg.faint_after_seen``) or the look is off."""
+    if not cfg.rescaled_look or photo.squares_seen < cfg.faint_after_seen:
+        return None
     image = photo.image
     long_side = max(image.shape[:2])
     scale = cfg.rescaled_look
@@ -1388,6 +1396,8 @@ def _find_by_grid(photo: _Photo, level: int, opened: bool, faint: bool, game: st
     photo.squares_seen = max(photo.squares_seen, found / (rows * cols))
     if found < need:
         most = int(round(photo.squares_seen * rows * cols))   # what the best look saw
+        if most >= need and photo.why_not:
+            return None   # the look that saw enough said why it found no board
         photo.why_not = (f"no {game} board found: {most} squares in a grid seen, at least "
                          f"{need} of its {rows * cols} needed (is the whole board in view, "
                          f"and near and sharp enough for its grid lines to show?)")

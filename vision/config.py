@@ -77,6 +77,16 @@ class BoardConfig:
     6 found so, all in place; (4, True) found none more and one a cell off; at 12 MP, 9
     not found, 1 found so). Even a square seen nowhere else may part so: not gated on
     ``faint_after_seen`` (a photo with no board costs 10-20 ms more)."""
+    last_cells_frac: float | None = 0.15
+    """When even those found no board, the looks (the rescaled copy's too) are made once
+    more taking a lattice of this share of the board's cells (``min_cells_frac``'s 0.25
+    otherwise): hairlines that part a few of the squares only, the rest run together.
+    Placed by the layout and fitted to the lines as any lattice is (on the development
+    photos at 1080p, of the 14 boards the other looks did not find, 9 found so, all in
+    place, 2 cells wrong in all; at 12 MP 2 of 8. Lowered so for every look: 0.1 found
+    the same, 0.2 two fewer).
+    Only once some look saw part of a board (``faint_after_seen``): then a photo with no
+    board, whose table or another game's board shows squares, costs 0.2-0.35 s more."""
 
     # -- cell candidates (connected components of the 'cell' mask)
     min_cell_px: float = 5.0
