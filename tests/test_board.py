@@ -212,6 +212,15 @@ def test_wooden_table_alone_is_no_board():
 
 
 @needs_real
+@pytest.mark.slow
+def test_a_mixmath_board_is_no_mastermind_board():
+    """Its grid is no board of holes, not even to the last resorts for hairline grids
+    (which once took a row of ten dark blobs on it for a Mastermind board)."""
+    with pytest.raises(BoardNotFound):
+        find_board(_read("game-04.jpg"), "mastermind")
+
+
+@needs_real
 def test_a_mixmath_board_is_no_breakthrough_board():
     with pytest.raises(BoardNotFound):
         find_board(_read("game-03.jpg", HALF), "breakthrough")

@@ -293,9 +293,12 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
                 loc = by_markers
     if loc is None:
         loc = _rescaled_look(photo, game, geometry, profile, cfg)
-    if loc is None or loc.quality < cfg.min_quality:
+    # last resorts for a printed grid whose hairlines blur away (not a board of holes:
+    # a few dark blobs in rows are too easily seen anywhere)
+    hairlines = _LOOK.get(game, _LOOK["mixmath"]).lines
+    if hairlines and (loc is None or loc.quality < cfg.min_quality):
         loc = _wide_looks(photo, game, geometry, profile, cfg) or loc
-    if ((loc is None or loc.quality < cfg.min_quality) and cfg.last_cells_frac
+    if (hairlines and (loc is None or loc.quality < cfg.min_quality) and cfg.last_cells_frac
             and photo.squares_seen >= cfg.faint_after_seen):
         few = replace(cfg, min_cells_frac=cfg.last_cells_frac)
         loc = (_grid_looks(photo, game, geometry, profile, few)
