@@ -212,6 +212,42 @@ def test_wooden_table_alone_is_no_board():
 
 
 @needs_real
+def test_a_mixmath_board_asked_for_as_calculissimo_says_what_it_is():
+    """A 14 x 14 grid fits a 15 x 15 board a cell short (it was found as one): the
+    colours of its squares follow Mixmath's layout, not Calculissimo's."""
+    with pytest.raises(BoardNotFound, match="looks like a mixmath board"):
+        find_board(_read("game-01.jpg"), "calculissimo")
+
+
+@pytest.mark.slow
+def test_a_board_asked_for_as_the_other_game_says_what_it_is():
+    render = pytest.importorskip("samples.render")
+    img, _, _ = render.sample_photo("calculissimo", 2, 479555235, fonts="held_out",
+                                    hand=False, resolution=(1920, 1080))
+    assert find_board(img, "calculissimo").game == "calculissimo"
+    with pytest.raises(BoardNotFound, match="looks like a calculissimo board"):
+        find_board(img, "mixmath")
+
+
+@pytest.mark.slow
+def test_a_hand_hiding_the_layout_leaves_the_board_its_game():
+    """A hand over a Mixmath board hides enough of its special squares that its layout
+    fits poorly (below ``layout_doubt``): Calculissimo's fits worse still, so it stays a
+    Mixmath board."""
+    from vision.board import _layout_fit, _Photo
+    from vision.config import BoardConfig
+    render = pytest.importorskip("samples.render")
+    img, truth, _ = render.sample_photo("mixmath", 2, 3048361994, fonts="held_out",
+                                        hand=True, resolution=(1920, 1080))
+    loc = find_board(img, "mixmath")
+    cfg = BoardConfig()
+    assert _layout_fit(_Photo(img, cfg.work_long_side), loc) < cfg.layout_doubt
+    errs = [np.linalg.norm(loc.rotated(k).grid_corners - np.array(truth["grid_corners"]),
+                           axis=1).max() for k in range(4)]
+    assert min(errs) < 0.2 * truth["camera"]["min_cell_px"]
+
+
+@needs_real
 @pytest.mark.slow
 def test_a_mixmath_board_is_no_mastermind_board():
     """Its grid is no board of holes, not even to the last resorts for hairline grids

@@ -314,11 +314,51 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
         raise BoardNotFound(f"no {game} board found: a grid-like pattern, but it does not fit "
                             f"a {loc.geometry.rows}x{loc.geometry.cols} board "
                             f"(quality {loc.quality:.2f})")
+    other = _layout_of_another_game(photo, image_bgr, game, loc, cfg)
+    if other:
+        raise BoardNotFound(f"this looks like a {other} board (the colours of its squares "
+                            f"follow its layout), not {game}")
     loc.details["image_size"] = image_bgr.shape[1::-1]
     loc.details["snapshot"] = _snapshot(photo, loc.grid_homography, loc.geometry.rows,
                                         loc.geometry.cols)
     loc.details["find_ms"] = (time.perf_counter() - t0) * 1000
     return loc
+
+
+_LAYOUT_GAMES = ("mixmath", "calculissimo")   # boards whose special squares tell them apart
+
+
+def _layout_fit(photo: _Photo, loc: BoardLocation) -> float | None:
+    """How well the colours of the squares where ``loc`` puts them follow its game's layout
+    (:func:`_layout_scores`, the grid as placed)."""
+    g = loc.geometry
+    scores = _layout_scores(photo, loc.grid_homography, loc.game, g.rows, g.cols, [(0, 0)])
+    return None if scores is None else float(scores[0])
+
+
+def _layout_of_another_game(photo: _Photo, image_bgr: np.ndarray, game: str,
+                            loc: BoardLocation, cfg: BoardConfig) -> str | None:
+    """The other game whose board this is, when a grid found as ``game``'s follows its
+    layout poorly and that game's layout clearly better (``cfg.layout_doubt``,
+    ``cfg.other_layout_margin``), else None. A 14 x 14 grid fits a 15 x 15 board a cell
+    short, and the other way round: only the layout tells."""
+    if cfg.layout_doubt is None or loc.method != "grid" or game not in _LAYOUT_GAMES:
+        return None
+    mine = _layout_fit(photo, loc)
+    if mine is None or mine >= cfg.layout_doubt:
+        return None
+    for other in _LAYOUT_GAMES:
+        if other == game:
+            continue
+        try:
+            theirs = _layout_fit(photo, find_board(image_bgr, other,
+                                                   config=replace(cfg, layout_doubt=None)))
+        except BoardNotFound:
+            continue
+        if (theirs is not None and theirs >= cfg.layout_doubt
+                and theirs - mine >= cfg.other_layout_margin):
+            return other
+    return None
 
 
 def _grid_looks(photo: _Photo, game: str, geometry: BoardGeometry | None,

@@ -171,6 +171,17 @@ class BoardConfig:
     """cells: with markers only, the grid lines are refined outwards from the markers in
     these steps (a homography from one marker extrapolates badly)."""
 
+    layout_doubt: float | None = 0.35
+    """A board found by its grid whose squares' colours follow its game's layout this
+    poorly (the correlation of ``board._layout_scores``: development tier-2 photos
+    0.43-0.95, with a hand over the board from 0.18) is looked for as the other game with a
+    layout too; when that game's layout fits it at least this well, and by
+    ``other_layout_margin`` better, it is that game's board, and no board of the game
+    asked for (a Mixmath board asked for as Calculissimo was found as one, 60 of 60
+    development photos: 0.07-0.21 against its own layout's 0.43-0.68; the other way round
+    0.00-0.21 against 0.53-0.83; with a hand, the other layout fits 0.14 at most). None:
+    not checked."""
+    other_layout_margin: float = 0.15
     layout_margin: float = 0.1
     """Correlation (0..1) by which the best placement of the grid along a partly seen
     lattice must beat the next to count as certain."""
