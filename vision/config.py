@@ -173,8 +173,8 @@ class BoardConfig:
 
     layout_doubt: float | None = 0.35
     """A board found by its grid whose squares' colours follow its game's layout this
-    poorly (the correlation of ``board._layout_scores``: development tier-2 photos
-    0.43-0.95, with a hand over the board from 0.18) is looked for as the other game with a
+    poorly (the correlation of ``board._layout_scores``: development photos 0.23-0.95,
+    with a hand over the board from 0.18) is looked for as the other game with a
     layout too; when that game's layout fits it at least this well, and by
     ``other_layout_margin`` better, it is that game's board, and no board of the game
     asked for (a Mixmath board asked for as Calculissimo was found as one, 60 of 60
