@@ -293,16 +293,10 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
                 loc = by_markers
     if loc is None:
         loc = _rescaled_look(photo, game, geometry, profile, cfg)
-    # last resorts for a printed grid whose hairlines blur away (not a board of holes:
-    # a few dark blobs in rows are too easily seen anywhere)
+    # (not for a board of holes: a few dark blobs in rows are too easily seen anywhere)
     hairlines = _LOOK.get(game, _LOOK["mixmath"]).lines
     if hairlines and (loc is None or loc.quality < cfg.min_quality):
-        loc = _wide_looks(photo, game, geometry, profile, cfg) or loc
-    if (hairlines and (loc is None or loc.quality < cfg.min_quality) and cfg.last_cells_frac
-            and photo.squares_seen >= cfg.faint_after_seen):
-        few = replace(cfg, min_cells_frac=cfg.last_cells_frac)
-        loc = (_grid_looks(photo, game, geometry, profile, few)
-               or _rescaled_look(photo, game, geometry, profile, few) or loc)
+        loc = _hairline_looks(photo, game, geometry, profile, cfg) or loc
     if loc is None:
         others = sorted({decode_marker_id(i)[0] for i, _ in markers
                          if decode_marker_id(i) is not None} - {game})
@@ -403,6 +397,21 @@ def _rescaled_look(photo: _Photo, game: str, geometry: BoardGeometry | None,
         return None
     to_copy = _scale_matrix(copy.shape[1] / image.shape[1], copy.shape[0] / image.shape[0])
     return loc.remapped(loc.homography @ to_copy, details={**loc.details, "rescaled": scale})
+
+
+def _hairline_looks(photo: _Photo, game: str, geometry: BoardGeometry | None,
+                    profile: str | BoardProfile | None, cfg: BoardConfig
+                    ) -> BoardLocation | None:
+    """The last resorts for a printed grid whose hairlines blur away: the working copy's
+    mask opened wider (:func:`_wide_looks`), then, once some look saw part of a board,
+    every look again taking a lattice of ``cfg.last_cells_frac`` of the cells; None when
+    neither finds it."""
+    loc = _wide_looks(photo, game, geometry, profile, cfg)
+    if loc is None and cfg.last_cells_frac and photo.squares_seen >= cfg.faint_after_seen:
+        few = replace(cfg, min_cells_frac=cfg.last_cells_frac)
+        loc = (_grid_looks(photo, game, geometry, profile, few)
+               or _rescaled_look(photo, game, geometry, profile, few))
+    return loc
 
 
 def _wide_looks(photo: _Photo, game: str, geometry: BoardGeometry | None,
