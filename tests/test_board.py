@@ -598,6 +598,31 @@ def test_a_board_whose_hairlines_break_up_is_found_with_the_mask_opened_wider(ga
 
 
 @pytest.mark.slow
+def test_two_markers_of_one_side_that_fit_poorly_give_way_to_the_grid():
+    """A print-and-play board (dev seeds 905 000) of which only the two right-hand markers
+    decode: their corners extrapolated put the grid a column off, and its lines, few seen,
+    fit at 0.20. Looked for by its grid too (``extrapolated_quality``), it is in place
+    and the better fit is kept."""
+    from dataclasses import replace
+
+    from vision.config import BoardConfig
+    render = pytest.importorskip("samples.render")
+    img, truth, _ = render.sample_photo("calculissimo", 1, 2962019105, fonts="held_out",
+                                        hand=False, resolution=(1920, 1080))
+    cell = truth["camera"]["min_cell_px"]
+
+    def error(loc):
+        return np.linalg.norm(loc.grid_corners - np.array(truth["grid_corners"]), axis=1).max()
+
+    by_markers = find_board(img, "calculissimo",
+                            config=replace(BoardConfig(), extrapolated_quality=0.0))
+    assert by_markers.method == "markers" and sorted(by_markers.details["markers"]) == ["BR", "TR"]
+    assert by_markers.quality < 0.4 and error(by_markers) > 0.7 * cell
+    loc = find_board(img, "calculissimo")
+    assert loc.quality > 0.5 and error(loc) < 0.2 * cell
+
+
+@pytest.mark.slow
 def test_a_board_of_which_a_lattice_of_a_quarter_shows_is_found_as_a_last_resort():
     """An own set of hairlines (dev seeds 635 000): every look sees a lattice of 56
     squares at most, short of the quarter of its 225 a board needs; taken anyway as the

@@ -295,8 +295,10 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
         loc = _rescaled_look(photo, game, geometry, profile, cfg)
     # (not for a board of holes: a few dark blobs in rows are too easily seen anywhere)
     hairlines = _LOOK.get(game, _LOOK["mixmath"]).lines
-    if hairlines and (loc is None or loc.quality < cfg.min_quality):
-        loc = _hairline_looks(photo, game, geometry, profile, cfg) or loc
+    if hairlines and (loc is None or loc.quality < cfg.min_quality or _extrapolated(loc, cfg)):
+        found = _hairline_looks(photo, game, geometry, profile, cfg)
+        if found is not None and (loc is None or found.quality > loc.quality):
+            loc = found
     if loc is None:
         others = sorted({decode_marker_id(i)[0] for i, _ in markers
                          if decode_marker_id(i) is not None} - {game})
@@ -412,6 +414,14 @@ def _hairline_looks(photo: _Photo, game: str, geometry: BoardGeometry | None,
         loc = (_grid_looks(photo, game, geometry, profile, few)
                or _rescaled_look(photo, game, geometry, profile, few))
     return loc
+
+
+def _extrapolated(loc: BoardLocation, cfg: BoardConfig) -> bool:
+    """Whether ``loc`` is a poor fit (``cfg.extrapolated_quality``) of fewer than three
+    markers: the far side of the board is their corners extrapolated, and the lines there
+    can lock on a neighbouring line (three or four markers pin it)."""
+    return (loc.method == "markers" and len(loc.details.get("markers", ())) < 3
+            and loc.quality < cfg.extrapolated_quality)
 
 
 def _wide_looks(photo: _Photo, game: str, geometry: BoardGeometry | None,
