@@ -413,6 +413,23 @@ def test_a_tile_the_net_sees_under_a_glare_is_taken_where_the_glyph_reader_saw_n
     assert fused(None) == ([[None, None, None]], [[0.55, 0.55, 0.55]])
 
 
+def test_a_minus_the_net_reads_as_a_divide_is_a_divide_whose_dots_faded():
+    """The glyph reader sure of a − (0.95), the net of a ÷ (0.9, under ``sure``): the ÷
+    is taken at the net's confidence; a ÷ the net gives only 0.7, or a + at 0.9, is not
+    (the rule is for the dots only), nor without the rule."""
+    classes = (None, "-", "/", "+")
+    probs = np.array([[[0, 0.1, 0.9, 0], [0, 0.3, 0.7, 0], [0, 0.1, 0, 0.9]]])
+
+    def fused(faded_dots):
+        cells, conf = [["-", "-", "-"]], np.full((1, 3), 0.95)
+        cellnet.fuse(cells, conf, np.zeros((1, 3), bool), probs, classes,
+                     cellnet.Weighing(fair=(0.7, 0.8), faded_dots=faded_dots))
+        return cells, conf.round(2).tolist()
+
+    assert fused(0.8) == ([["/", "-", "-"]], [[0.9, 0.3, 0.1]])
+    assert fused(None)[0] == [["-", "-", "-"]]
+
+
 def test_tiles_washed_out_by_glare_on_a_print_board_are_read_by_the_net():
     """A seeded tier-1 Calculissimo render (dev seeds 605 000): a glare washes a 7 and a
     0 out (no ink for the glyph reader; the net is not sure of them, under 0.97, and

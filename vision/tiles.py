@@ -218,6 +218,8 @@ class TilesConfig:
     cellnet_glared: float | None = 0.4  # where the glyph reader saw an empty square under
                                         # a glare (GridRead.glare), a tile (not a joker)
                                         # the net gives at least this is put down
+    cellnet_faded_dots: float | None = 0.8  # a ÷ the net gives this much where the glyph
+                                        # reader saw a − is put down (its dots faded)
     cellnet_bare_sides: float | None = 3.0  # a square whose sides look like the empty
                                         # squares' (less than z spreads towards the inked
                                         # tiles') takes no joker from the net (cellnet.
@@ -263,7 +265,8 @@ class TilesConfig:
         from .cellnet import Weighing
         return Weighing(sure=self.cellnet_sure, doubt=self.cellnet_doubt,
                         fair=self.cellnet_fair, likely_joker=self.cellnet_likely_joker,
-                        sided=self.cellnet_sided, glared=self.cellnet_glared)
+                        sided=self.cellnet_sided, glared=self.cellnet_glared,
+                        faded_dots=self.cellnet_faded_dots)
 
 
 @dataclass
