@@ -256,6 +256,31 @@ def test_a_mixmath_board_is_no_mastermind_board():
         find_board(_read("game-04.jpg"), "mastermind")
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("tier, seed, says", [
+    (1, 2697870411, r"looks like a breakthrough board \(its markers\), not mixmath"),
+    (2, 1286260967, r"a lattice of \d+ squares, but .* do not follow the mixmath layout")])
+def test_a_breakthrough_board_is_no_mixmath_board_even_to_the_last_resorts(tier, seed, says):
+    """Development photos (seeds 905 000) of Breakthrough boards asked for as Mixmath: the
+    last resort for hairline grids takes a lattice of 15 % of the cells, and 30-40 of an
+    8 x 8 board's squares made one (on 240 photos of Breakthrough and Mastermind boards,
+    47 were found as Mixmath or Calculissimo boards, and read as nonsense). Such a grid
+    must follow the game's layout (without that check it is found); when it does not, a
+    print-and-play board's markers say what it is."""
+    from dataclasses import replace
+
+    from vision.board import BoardNotFound
+    from vision.config import BoardConfig
+    render = pytest.importorskip("samples.render")
+    img, _, _ = render.sample_photo("breakthrough", tier, seed, fonts="held_out", hand=False,
+                                    resolution=(1920, 1080))
+    unchecked = find_board(img, "mixmath", config=replace(BoardConfig(), layout_doubt=None))
+    assert unchecked.method == "grid"
+    assert unchecked.details["squares_found"] < 0.25 * 14 * 14
+    with pytest.raises(BoardNotFound, match=says):
+        find_board(img, "mixmath")
+
+
 @needs_real
 def test_a_mixmath_board_is_no_breakthrough_board():
     with pytest.raises(BoardNotFound):

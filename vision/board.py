@@ -299,21 +299,19 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
         found = _hairline_looks(photo, game, geometry, profile, cfg)
         if found is not None and (loc is None or found.quality > loc.quality):
             loc = found
+    others = sorted({decode_marker_id(i)[0] for i, _ in markers
+                     if decode_marker_id(i) is not None} - {game})
+    marked = (f"this looks like a {' or '.join(others)} board (its markers), not {game}"
+              if others else None)
     if loc is None:
-        others = sorted({decode_marker_id(i)[0] for i, _ in markers
-                         if decode_marker_id(i) is not None} - {game})
-        if others:
-            raise BoardNotFound(f"this looks like a {' or '.join(others)} board "
-                                f"(its markers), not {game}")
-        raise BoardNotFound(photo.why_not or f"no {game} board found in the picture")
+        raise BoardNotFound(marked or photo.why_not or f"no {game} board found in the picture")
     if loc.quality < cfg.min_quality:
         raise BoardNotFound(f"no {game} board found: a grid-like pattern, but it does not fit "
                             f"a {loc.geometry.rows}x{loc.geometry.cols} board "
                             f"(quality {loc.quality:.2f})")
-    other = _layout_of_another_game(photo, image_bgr, game, loc, cfg)
-    if other:
-        raise BoardNotFound(f"this looks like a {other} board (the colours of its squares "
-                            f"follow its layout), not {game}")
+    doubt = _layout_doubt(photo, image_bgr, game, loc, cfg, marked)
+    if doubt:
+        raise BoardNotFound(doubt)
     loc.details["image_size"] = image_bgr.shape[1::-1]
     loc.details["snapshot"] = _snapshot(photo, loc.grid_homography, loc.geometry.rows,
                                         loc.geometry.cols)
@@ -332,12 +330,16 @@ def _layout_fit(photo: _Photo, loc: BoardLocation) -> float | None:
     return None if scores is None else float(scores[0])
 
 
-def _layout_of_another_game(photo: _Photo, image_bgr: np.ndarray, game: str,
-                            loc: BoardLocation, cfg: BoardConfig) -> str | None:
-    """The other game whose board this is, when a grid found as ``game``'s follows its
-    layout poorly and that game's layout clearly better (``cfg.layout_doubt``,
-    ``cfg.other_layout_margin``), else None. A 14 x 14 grid fits a 15 x 15 board a cell
-    short, and the other way round: only the layout tells."""
+def _layout_doubt(photo: _Photo, image_bgr: np.ndarray, game: str, loc: BoardLocation,
+                  cfg: BoardConfig, marked: str | None = None) -> str | None:
+    """Why a grid found as ``game``'s is no board of it, by its layout, or None. Where the
+    colours of its squares follow ``game``'s layout poorly (below ``cfg.layout_doubt``):
+    the other game's board when that game's layout fits it clearly better
+    (``cfg.other_layout_margin``; a 14 x 14 grid fits a 15 x 15 board a cell short, and
+    the other way round: only the layout tells); and no board when the grid came from a
+    lattice short of ``cfg.min_cells_frac`` of the cells (the last resorts for hairline
+    grids), which only the layout confirms (another game's board of squares makes such
+    a lattice: ``marked``, what its markers say, if any, is why)."""
     if cfg.layout_doubt is None or loc.method != "grid" or game not in _LAYOUT_GAMES:
         return None
     mine = _layout_fit(photo, loc)
@@ -353,7 +355,14 @@ def _layout_of_another_game(photo: _Photo, image_bgr: np.ndarray, game: str,
             continue
         if (theirs is not None and theirs >= cfg.layout_doubt
                 and theirs - mine >= cfg.other_layout_margin):
-            return other
+            return (f"this looks like a {other} board (the colours of its squares follow "
+                    f"its layout), not {game}")
+    g = loc.geometry
+    seen = loc.details.get("squares_found", g.rows * g.cols)
+    if seen < cfg.min_cells_frac * g.rows * g.cols:
+        return marked or (f"no {game} board found: a lattice of {seen} squares, but the "
+                          f"colours of the squares round it do not follow the {game} "
+                          f"layout (fit {mine:.2f}; is it a {game} board?)")
     return None
 
 
