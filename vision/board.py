@@ -2080,9 +2080,8 @@ def _orientation(photo, grid_h, game, geometry, prof, cfg) -> tuple[int, np.ndar
     if prof is not None and prof.thumbnail is not None:
         cues.append((_thumbnail_scores(photo, grid_h, geometry, prof, turns),
                      cfg.orientation_margin))
-        top = np.sort(cues[0][0])
-        if top[-1] - top[-2] >= 2 * cfg.orientation_margin:
-            return _verdict(cues, turns)  # clear enough alone
+    # the printed numbers too, however clear the border: a look-alike set's border art
+    # can match the profile's a quarter turn off
     if fixed_numbers(game) and rows == cols:
         numerals = _centre_numeral_scores(photo, grid_h, game, rows, cols, cfg)
         if numerals is not None:
