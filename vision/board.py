@@ -2084,7 +2084,7 @@ def _orientation(photo, grid_h, game, geometry, prof, cfg) -> tuple[int, np.ndar
     # can match the profile's a quarter turn off
     if fixed_numbers(game) and rows == cols:
         numerals = _centre_numeral_scores(photo, grid_h, game, rows, cols, cfg)
-        if numerals is not None:
+        if numerals is not None and numerals.max() >= cfg.numeral_legible:
             cues.append((numerals, cfg.numeral_margin))
     if not cues:
         # nothing tells: keep the board as upright in the photo as possible

@@ -203,6 +203,11 @@ class BoardConfig:
     """The printed centre numbers tell it when the best turn's mean log-probability of
     showing them upright beats the next by this (on 120 renders the right turn won by
     >= 0.43, 1.6 at the 5th percentile; the 180 deg turn is the usual runner-up)."""
+    numeral_legible: float = -3.0
+    """... and only when they are legible: under the best turn, that mean is at least
+    this (on 590 development tier-2 photos whose best turn was the right one: -2.4 or
+    more; a dim photo's numbers, dark on dark green squares: -4.4, the wrong turn best
+    by 0.85, and the board read upside down)."""
     numeral_px_per_cell: int = 32
     """px per cell of the top-down view the centre numbers are read in."""
     numeral_inset: float = 0.125
