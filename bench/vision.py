@@ -10,7 +10,9 @@ The baseline uses the same board finder, then reads every cell with one batched
 ``pytesseract`` call per board (empty = Tesseract reads nothing). The real Mathable photos
 in ``../shared/real/mathable`` are read as they are, and each again from ``--reshoots``
 random poses and lights of the visual contract at 1080p (``samples.reshoot``): the set
-photographed as the real photos never show it.
+photographed as the real photos never show it. Photos of another game's board
+(``--other-n``: Breakthrough's, Mastermind's) are asked for as each game: none is to be
+found as its board.
 
 Prints one markdown table (and writes it with ``--out``).
 """
@@ -200,6 +202,8 @@ def run(args) -> list[dict]:
                     hands.add(_truth_cells(truth), cells, ms, flagged or cells is None)
         rows.append({"set": "hand over the board", "reader": "boardsight 1080p",
                      **hands.row(), "flagged": _pct(hands.flagged, hands.photos)})
+    if args.other_n:
+        rows.append(_other_games(games, args.tiers, args.other_n))
     if args.real and REAL.is_dir():
         real = Tally()
         truth = json.loads((REAL / "truth.json").read_text())["photos"]
@@ -223,6 +227,37 @@ def run(args) -> list[dict]:
             rows.append({"set": "real Mathable photos re-shot with a hand", "reader": "boardsight",
                          **hands.row(), "flagged": _pct(hands.flagged, hands.photos)})
     return rows
+
+
+OTHER_GAMES = ("breakthrough", "mastermind")   # boards of squares or holes, no layout
+
+
+def _other_games(games, tiers, n: int) -> dict:
+    """The row of photos of another game's board (Breakthrough's, Mastermind's) asked for
+    as each of ``games``: each should be no board (BoardNotFound), never read. *all
+    right*: the share refused; *no board*: how many; *hot spots*: what the others were
+    taken for."""
+    refused, found, ms = 0, Counter(), []
+    for shown in OTHER_GAMES:
+        for tier in tiers:
+            for image, _ in _photos(shown, tier, n, salt=200 + OTHER_GAMES.index(shown),
+                                    resolution=RES_1080P, hand=False,
+                                    desc=f"{shown} tier {tier}"):
+                for game in games:
+                    t = time.perf_counter()
+                    try:
+                        vboard.find_board(image, game)
+                        found[f"{shown}→{game}"] += 1
+                    except BoardNotFound:
+                        refused += 1
+                    ms.append((time.perf_counter() - t) * 1000)
+    total = refused + sum(found.values())
+    return {"set": f"another game's board ({', '.join(OTHER_GAMES)})",
+            "reader": "boardsight 1080p", "photos": total,
+            "all right": _pct(refused, total), "no board": refused,
+            "median ms": f"{statistics.median(ms):.0f}",
+            "p95 ms": f"{sorted(ms)[min(len(ms) - 1, int(0.95 * len(ms)))]:.0f}",
+            "hot spots": ", ".join(f"{k} ×{v}" for k, v in found.most_common(3)) or "-"}
 
 
 def _reshot_real(truth: dict, k: int, hand: bool = False):
@@ -263,6 +298,9 @@ def main(argv=None) -> int:
                         help="photos per game and tier also read by the Tesseract baseline")
     parser.add_argument("--hand-n", type=int, default=100,
                         help="photos with a hand over the board, per game and tier")
+    parser.add_argument("--other-n", type=int, default=20,
+                        help="photos of another game's board (Breakthrough, Mastermind) per "
+                             "game and tier, asked for as each game: never to be read")
     parser.add_argument("--no-real", dest="real", action="store_false",
                         help="skip the real photos in ../shared/real/mathable")
     parser.add_argument("--reshoots", type=int, default=5,

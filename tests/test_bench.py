@@ -93,3 +93,28 @@ def test_the_real_photos_re_shot_carry_their_truth_and_the_hand_hides_cells(real
         assert truth["cells"] == some[name]["cells"] and truth["occluded"] == []
     hands = list(_reshot_real(some, 2, hand=True))
     assert hands and all(len(t["occluded"]) > 0 for _, t in hands)
+
+
+def test_another_games_boards_are_counted_as_refused_or_taken_for_which_game(monkeypatch):
+    """bench.vision's other-game row: every photo of a Breakthrough or Mastermind board is
+    asked for as each game; a refusal counts as right, a board found is named in the hot
+    spots by what it was taken for (here, a finder that takes every Mastermind board)."""
+    import bench.vision as bv
+    from vision.board import BoardNotFound
+
+    def find(image, game):
+        if image.mean() == 2:           # the stand-in Mastermind photo
+            return object()
+        raise BoardNotFound("no board")
+
+    def photos(game, tier, n, **kw):
+        for _ in range(n):
+            yield np.full((4, 4, 3), 1 + OTHER.index(game), np.uint8), {}
+
+    OTHER = bv.OTHER_GAMES
+    monkeypatch.setattr(bv.vboard, "find_board", find)
+    monkeypatch.setattr(bv, "_photos", photos)
+    row = bv._other_games(["mixmath", "calculissimo"], [1, 2], 3)
+    assert row["photos"] == 2 * 2 * 3 * 2 and row["no board"] == 12
+    assert row["all right"] == "50.0 %"
+    assert row["hot spots"] == "mastermind→mixmath ×6, mastermind→calculissimo ×6"
