@@ -338,8 +338,9 @@ def _layout_doubt(photo: _Photo, image_bgr: np.ndarray, game: str, loc: BoardLoc
     (``cfg.other_layout_margin``; a 14 x 14 grid fits a 15 x 15 board a cell short, and
     the other way round: only the layout tells); and no board when the grid came from a
     lattice short of ``cfg.min_cells_frac`` of the cells (the last resorts for hairline
-    grids), which only the layout confirms (another game's board of squares makes such
-    a lattice: ``marked``, what its markers say, if any, is why)."""
+    grids) or spanning a block well inside the board (``cfg.layout_only_placements``),
+    which only the layout confirms (another game's board of squares makes such a
+    lattice: ``marked``, what its markers say, if any, is why)."""
     if cfg.layout_doubt is None or loc.method != "grid" or game not in _LAYOUT_GAMES:
         return None
     mine = _layout_fit(photo, loc)
@@ -359,7 +360,8 @@ def _layout_doubt(photo: _Photo, image_bgr: np.ndarray, game: str, loc: BoardLoc
                     f"its layout), not {game}")
     g = loc.geometry
     seen = loc.details.get("squares_found", g.rows * g.cols)
-    if seen < cfg.min_cells_frac * g.rows * g.cols:
+    if (seen < cfg.min_cells_frac * g.rows * g.cols
+            or loc.details.get("placements", 1) >= cfg.layout_only_placements):
         return marked or (f"no {game} board found: a lattice of {seen} squares, but the "
                           f"colours of the squares round it do not follow the {game} "
                           f"layout (fit {mine:.2f}; is it a {game} board?)")
@@ -1498,7 +1500,8 @@ def _find_by_grid(photo: _Photo, level: int, opened: bool, faint: bool, game: st
     t2 = time.perf_counter()
     details = {"residual_cells": fit.residual, "line_support": fit.support,
                "grid_quality": _quality(fit, cfg, True),
-               "squares_found": found, "offset_ambiguous": ambiguous, "level": level,
+               "squares_found": found, "placements": len(shifts),
+               "offset_ambiguous": ambiguous, "level": level,
                "locate_ms": (t1 - t0) * 1000, "refine_ms": (t2 - t1) * 1000}
     # a print-and-play board's markers, read where the grid puts them, say at once which
     # side is up (and that the grid sits right on the board): no own set's profile, no

@@ -182,6 +182,13 @@ class BoardConfig:
     other way round 0.21 at most against 0.53-0.97; with a hand, the other layout fits
     0.14 at most). None: not checked."""
     other_layout_margin: float = 0.15
+    layout_only_placements: int = 25
+    """A lattice of squares along which the grid could lie in this many places or more
+    (it spans a block well inside the board) is a board only if the layout fits it at
+    least ``layout_doubt``, as is one short of ``min_cells_frac`` (an 8 x 8 Breakthrough
+    board's squares, 25-33 % of the cells, leave a 14 x 14 grid 49 places and a 15 x 15
+    one 64, their layout fits 0.08-0.20; dev boards with a hand whose layout fitted below
+    0.35 left 1-18)."""
     layout_margin: float = 0.1
     """Correlation (0..1) by which the best placement of the grid along a partly seen
     lattice must beat the next to count as certain."""
