@@ -113,7 +113,8 @@ class BoardLocation:
     profile : str or None
         The board profile (own set) that was matched.
     details : dict
-        Diagnostics: residual_cells, squares_found, markers, stage times in ms.
+        Diagnostics: residual_cells, squares_found, placements (of the grid along the
+        lattice), markers, stage times in ms.
     """
 
     game: str
