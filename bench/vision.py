@@ -88,7 +88,6 @@ class Tally:
             self.silent = (self.silent or 0) + any(cell not in unsure for cell in wrong)
 
     def row(self) -> dict:
-        ms = sorted(self.ms)
         return {
             "photos": self.photos,
             "all right": _pct(self.photos_right, self.photos),
@@ -96,11 +95,17 @@ class Tally:
             "cells, board found": _pct(self.cells_right, self.cells_found, 3),
             "no board": self.not_found,
             "silent errors": "-" if self.silent is None else _pct(self.silent, self.photos),
-            "median ms": f"{statistics.median(ms):.0f}" if ms else "-",
-            "p95 ms": f"{ms[min(len(ms) - 1, int(0.95 * len(ms)))]:.0f}" if ms else "-",
+            **_times(self.ms),
             "hot spots": ", ".join(f"{t}→{r} ×{n}" for (t, r), n in
                                    self.confusions.most_common(3)) or "-",
         }
+
+
+def _times(ms: list[float]) -> dict:
+    """The median and 95th-percentile columns of read times (ms)."""
+    ms = sorted(ms)
+    return {"median ms": f"{statistics.median(ms):.0f}" if ms else "-",
+            "p95 ms": f"{ms[min(len(ms) - 1, int(0.95 * len(ms)))]:.0f}" if ms else "-"}
 
 
 def _show(v) -> str:
@@ -255,8 +260,7 @@ def _other_games(games, tiers, n: int) -> dict:
     return {"set": f"another game's board ({', '.join(OTHER_GAMES)})",
             "reader": "boardsight 1080p", "photos": total,
             "all right": _pct(refused, total), "no board": refused,
-            "median ms": f"{statistics.median(ms):.0f}",
-            "p95 ms": f"{sorted(ms)[min(len(ms) - 1, int(0.95 * len(ms)))]:.0f}",
+            **_times(ms),
             "hot spots": ", ".join(f"{k} ×{v}" for k, v in found.most_common(3)) or "-"}
 
 
