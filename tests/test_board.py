@@ -616,7 +616,7 @@ def test_a_board_no_halving_parts_is_found_on_a_rescaled_copy(game, seed):
     """Own sets whose squares no halving of the photo parts (a lattice of 17-44 squares
     shows, too few): the looks made again on a copy scaled by 2^(1/4) find the board, in
     place, its location mapped back to the photo; without that look (and the last resorts
-    after it) it is not found."""
+    after it, the outline look too) it is not found."""
     from dataclasses import replace
 
     from vision.board import BoardNotFound
@@ -626,7 +626,8 @@ def test_a_board_no_halving_parts_is_found_on_a_rescaled_copy(game, seed):
                                         resolution=(1920, 1080))
     with pytest.raises(BoardNotFound):
         find_board(img, game, config=replace(BoardConfig(), rescaled_look=None,
-                                             wide_looks=(), last_cells_frac=None))
+                                             wide_looks=(), last_cells_frac=None,
+                                             outline_look=False))
     loc = find_board(img, game)
     assert loc.details["rescaled"] == pytest.approx(2 ** 0.25)
     cell = truth["camera"]["min_cell_px"]
@@ -644,7 +645,8 @@ def test_a_board_whose_hairlines_break_up_is_found_with_the_mask_opened_wider(ga
     """Development photos whose hairlines blur and noise break every few pixels: the
     bridges left join the squares in every usual look (the first photo's see none of its
     lattice, the print-and-play board's markers fit badly); the working copy's mask
-    opened wider parts them, the board in place. Without those looks: not found."""
+    opened wider parts them, the board in place. Without those looks (and the outline
+    look after them): not found."""
     from dataclasses import replace
 
     from vision.board import BoardNotFound
@@ -654,13 +656,37 @@ def test_a_board_whose_hairlines_break_up_is_found_with_the_mask_opened_wider(ga
                                         resolution=(1920, 1080))
     with pytest.raises(BoardNotFound):
         find_board(img, game, config=replace(BoardConfig(), wide_looks=(),
-                                             last_cells_frac=None))
+                                             last_cells_frac=None, outline_look=False))
     loc = find_board(img, game)
     assert loc.details["wide_open_px"] in (3, 4)
     cell = truth["camera"]["min_cell_px"]   # the smallest: the far corners' cells
     errs = [np.linalg.norm(loc.rotated(k).grid_corners - np.array(truth["grid_corners"]),
                            axis=1).max() for k in range(4)]
     assert min(errs) < 0.25 * cell
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game,seed", [("mixmath", 1430723940), ("calculissimo", 3065462607)])
+def test_a_board_whose_squares_never_part_is_found_by_its_outline(game, seed):
+    """Development photos (seeds 645 000) of own sets whose pale lines part no more than 9
+    of the squares in any look, the last resorts' too: not found without the outline look.
+    The board's outline shows; squared up, the evenly spaced lines across it, refined on
+    the grid lines and placed by the layout, put the grid in place."""
+    from dataclasses import replace
+
+    from vision.board import BoardNotFound
+    from vision.config import BoardConfig
+    render = pytest.importorskip("samples.render")
+    img, truth, _ = render.sample_photo(game, 2, seed, fonts="held_out", hand=False,
+                                        resolution=(1920, 1080))
+    with pytest.raises(BoardNotFound):
+        find_board(img, game, config=replace(BoardConfig(), outline_look=False))
+    loc = find_board(img, game)
+    assert loc.details["squares_found"] == 0 and len(loc.details["outline"]) == 4
+    cell = truth["camera"]["min_cell_px"]
+    errs = [np.linalg.norm(loc.rotated(k).grid_corners - np.array(truth["grid_corners"]),
+                           axis=1).max() for k in range(4)]
+    assert min(errs) < 0.1 * cell
 
 
 @pytest.mark.slow
@@ -693,8 +719,8 @@ def test_a_board_of_which_a_lattice_of_a_quarter_shows_is_found_as_a_last_resort
     """An own set of hairlines (dev seeds 635 000): every look sees a lattice of 56
     squares at most, short of the quarter of its 225 a board needs; taken anyway as the
     last resort (``last_cells_frac``), placed by its layout and fitted to its lines, the
-    board is in place. Without it, not found, and the message says what the best look saw
-    (it used to say the last look's: 0)."""
+    board is in place. Without it (and the outline look after it), not found, and the
+    message says what the best look saw (it used to say the last look's: 0)."""
     import re
     from dataclasses import replace
 
@@ -705,7 +731,7 @@ def test_a_board_of_which_a_lattice_of_a_quarter_shows_is_found_as_a_last_resort
                                         hand=False, resolution=(1920, 1080))
     with pytest.raises(BoardNotFound, match="whole board in view") as err:
         find_board(img, "calculissimo",
-                   config=replace(BoardConfig(), last_cells_frac=None))
+                   config=replace(BoardConfig(), last_cells_frac=None, outline_look=False))
     seen = int(re.search(r"(\d+) squares in a grid seen", str(err.value)).group(1))
     assert 40 <= seen < 57
     loc = find_board(img, "calculissimo")
@@ -719,16 +745,18 @@ def test_a_board_of_which_a_lattice_of_a_quarter_shows_is_found_as_a_last_resort
 @pytest.mark.slow
 def test_no_board_says_how_much_of_it_the_best_look_saw():
     """A development photo (seeds 605 000) whose hairlines no look parts: a lattice of 18
-    squares at most, short even of the last resort's 34 of 225. The message says so, and
-    what to do."""
+    squares at most, short even of the last resort's 34 of 225. Without the outline look
+    (which finds it), the message says so, and what to do."""
     import re
+    from dataclasses import replace
 
     from vision.board import BoardNotFound
+    from vision.config import BoardConfig
     render = pytest.importorskip("samples.render")
     img, _, _ = render.sample_photo("calculissimo", 2, 2319378765, fonts="held_out",
                                     hand=False, resolution=(1920, 1080))
     with pytest.raises(BoardNotFound, match="whole board in view") as err:
-        find_board(img, "calculissimo")
+        find_board(img, "calculissimo", config=replace(BoardConfig(), outline_look=False))
     seen = int(re.search(r"(\d+) squares in a grid seen", str(err.value)).group(1))
     need = int(re.search(r"at least (\d+) of its 225", str(err.value)).group(1))
     assert 10 <= seen < need == 34

@@ -300,6 +300,8 @@ def find_board(image_bgr: np.ndarray, game: str, *, geometry: BoardGeometry | No
         found = _hairline_looks(photo, game, geometry, profile, cfg)
         if found is not None and (loc is None or found.quality > loc.quality):
             loc = found
+    if loc is None:
+        loc = _outline_look(photo, game, geometry, profile, cfg)
     others = sorted({decode_marker_id(i)[0] for i, _ in markers
                      if decode_marker_id(i) is not None} - {game})
     marked = (f"this looks like a {' or '.join(others)} board (its markers), not {game}"
@@ -447,6 +449,120 @@ def _wide_looks(photo: _Photo, game: str, geometry: BoardGeometry | None,
             loc.details["wide_open_px"] = open_px
             return loc
     return None
+
+
+def _outline_look(photo: _Photo, game: str, geometry: BoardGeometry | None,
+                  profile: str | BoardProfile | None, cfg: BoardConfig) -> BoardLocation | None:
+    """The last resort for a board whose squares no look parted (pale lines between pale
+    squares, a dim or blurred photo), where the board itself still shows: its outline, a
+    large quadrilateral of edges (:func:`_outlines`); squared up, the rows + 1 and
+    cols + 1 evenly spaced lines across it that the edges follow most
+    (:func:`_even_lines`); then refined on the grid lines and placed by the layout as any
+    grid is (:func:`_grid_board`). An outline holds no lattice of squares to vouch for the
+    grid: only one whose squares' colours follow the game's layout (``cfg.layout_doubt``)
+    is taken. None when no outline holds one; off (``cfg.outline_look``) and for boards
+    with no layout to check it (only Mixmath and Calculissimo)."""
+    if not cfg.outline_look or game not in _LAYOUT_GAMES or cfg.layout_doubt is None:
+        return None
+    t0 = time.perf_counter()
+    base = geometry or board_geometry(game)
+    side = cfg.outline_px
+    square = np.float32([[0, 0], [side, 0], [side, side], [0, side]])
+    from_work = np.linalg.inv(photo.to_level(photo.work_level))
+    best = None
+    for quad in _outlines(photo.work_colour, base.rows * cfg.min_cell_px, cfg):
+        corners = _apply(from_work, quad)
+        to_square = cv2.getPerspectiveTransform(corners.astype(np.float32), square)
+        across = np.linalg.norm(corners - np.roll(corners, 1, 0), axis=1).mean()
+        flat = _warp(photo.image, to_square, (side, side), across / side)
+        grey = flat if flat.ndim == 2 else cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY)
+        # edges across each column (row), the median: a grid line runs the whole way, a
+        # special square's or a tile's edge a cell or a few
+        cols = _even_lines(np.median(np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0)), 0),
+                           base.cols, cfg)
+        rows = _even_lines(np.median(np.abs(cv2.Sobel(grey, cv2.CV_32F, 0, 1)), 1),
+                           base.rows, cfg)
+        if cols is None or rows is None:
+            continue
+        (pitch_x, at_x, contrast_x), (pitch_y, at_y, contrast_y) = cols, rows
+        to_grid = np.array([[1 / pitch_x, 0, -at_x / pitch_x],
+                            [0, 1 / pitch_y, -at_y / pitch_y], [0, 0, 1.0]])
+        details = {"squares_found": 0, "placements": 1, "outline": corners.tolist(),
+                   "outline_contrast": min(contrast_x, contrast_y),
+                   "locate_ms": (time.perf_counter() - t0) * 1000}
+        loc = _grid_board(photo, to_grid @ to_square, [(0, 0)], game, geometry, profile,
+                          cfg, details, unlined=None)
+        if loc is None or loc.quality < cfg.min_quality:
+            continue
+        fit = _layout_fit(photo, loc)
+        if fit is not None and fit >= cfg.outline_layout and (
+                best is None or loc.quality > best.quality):
+            best = loc
+    return best
+
+
+def _outlines(bgr: np.ndarray, least_side: float, cfg: BoardConfig) -> list[np.ndarray]:
+    """(4, 2) corners (px of ``bgr``, in turn round the quadrilateral) of the largest
+    outlines that may be a board's, at most ``cfg.outline_candidates``: the hulls of closed
+    runs of edges (Canny, on every colour: a purple board on red wood differs in hue more
+    than in grey) that four corners trace, no side shorter than ``least_side`` px nor than
+    ``cfg.outline_least_ratio`` of the longest (a wood grain's streak is long and thin).
+    Both sides of one edge line trace the same outline: it is kept once."""
+    edges = cv2.Canny(cv2.GaussianBlur(bgr, (5, 5), 0), *cfg.outline_canny)
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))   # close pixel-wide breaks
+    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    quads = []
+    for contour in contours:
+        if len(contour) < 4:
+            continue
+        hull = cv2.convexHull(contour)
+        area = cv2.contourArea(hull)
+        if area < least_side ** 2:
+            continue
+        corners = cv2.approxPolyDP(hull, cfg.outline_corner_tol * cv2.arcLength(hull, True),
+                                   True).reshape(-1, 2).astype(float)
+        if len(corners) != 4:
+            continue
+        sides = np.linalg.norm(corners - np.roll(corners, 1, 0), axis=1)
+        if sides.min() >= max(least_side, cfg.outline_least_ratio * sides.max()):
+            quads.append((area, corners))
+    kept: list[np.ndarray] = []
+    for _, corners in sorted(quads, key=lambda q: -q[0]):
+        if all(np.linalg.norm(corners[:, None] - k[None], axis=-1).min(1).max()
+               > 0.02 * np.ptp(corners, 0).max() for k in kept):
+            kept.append(corners)
+    return kept[:cfg.outline_candidates]
+
+
+def _even_lines(profile: np.ndarray, n: int, cfg: BoardConfig
+                ) -> tuple[float, float, float] | None:
+    """(pitch, first line's place, contrast) px of the n + 1 evenly spaced lines along ``profile``
+    (the edges' strength across a squared-up outline, per px) that it follows most: the
+    grid of n cells spanning ``cfg.outline_grid_share`` of it or more. Its lines' mean
+    strength above that halfway between them, over the profile's median, is the grid's
+    contrast; None when under ``cfg.outline_contrast`` (no even lines there).
+
+    >>> profile = np.ones(600)
+    >>> profile[40:545:36] = 5.0                 # 15 lines, 36 px apart, from 40 px
+    >>> profile[[10, 300, 590]] = 9.0            # a special square's edges, the board's
+    >>> _even_lines(profile, 14, BoardConfig())
+    (36.0, 40.0, 4.0)
+    """
+    size = len(profile)
+    half = np.interp(np.arange(0, size - 1, 0.5), np.arange(size), profile)  # 0.5 px steps
+    k = np.arange(n + 1)
+    best = (-np.inf, 0.0, 0.0)
+    for span in range(int(np.ceil(cfg.outline_grid_share * size)), size - 1):   # whole px
+        places = len(half) - 2 * span          # where the first line may lie, half px
+        on = sum(half[o:o + places] for o in np.rint(2 * span * k / n).astype(int))
+        between = sum(half[o:o + places] for o in np.rint(2 * span * (k[:-1] + 0.5) / n
+                                                            ).astype(int))
+        score = on / (n + 1) - between / n
+        j = int(np.argmax(score))
+        if score[j] > best[0]:
+            best = (float(score[j]), span / n, j / 2)
+    contrast = best[0] / max(float(np.median(profile)), 1e-6)
+    return None if contrast < cfg.outline_contrast else (best[1], best[2], float(contrast))
 
 
 def _same_grid(a: BoardLocation, b: BoardLocation, cfg: BoardConfig) -> bool:
@@ -691,6 +807,16 @@ class _Photo:
     @property
     def work_grey(self) -> np.ndarray:
         return self.halving(self.work_level)
+
+    @property
+    def work_colour(self) -> np.ndarray:
+        """The photo at the working copy's size, in colour (a grey photo: grey)."""
+        if "work_colour" not in self.cache:
+            h, w = self.work_grey.shape
+            image = self.image
+            self.cache["work_colour"] = (image if image.shape[:2] == (h, w) else
+                                         cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA))
+        return self.cache["work_colour"]
 
     @property
     def scale(self) -> float:
@@ -1482,12 +1608,29 @@ def _find_by_grid(photo: _Photo, level: int, opened: bool, faint: bool, game: st
         return None
     grid_h_level, shifts = placed
     grid_h = grid_h_level @ photo.to_level(level)
+    details = {"squares_found": found, "placements": len(shifts), "level": level,
+               "locate_ms": (time.perf_counter() - t0) * 1000}
+    # (a board of holes has no grid lines: the lattice's least-squares fit to every hole)
+    return _grid_board(photo, grid_h, shifts, game, geometry, profile, cfg, details,
+                       _Fit(grid_h, lat.residual, found / (rows * cols)))
+
+
+def _grid_board(photo: _Photo, grid_h: np.ndarray, shifts: list[tuple[int, int]], game: str,
+                geometry: BoardGeometry | None, profile: str | BoardProfile | None,
+                cfg: BoardConfig, details: dict, unlined: _Fit | None) -> BoardLocation | None:
+    """The board from a first guess of its grid (``grid_h``: full px -> grid units; it may
+    lie ``shifts`` cells further along its axes, as the layout tells): refined on the grid
+    lines and turned as its print-and-play markers say, else as its own features do; a
+    board without grid lines takes the ``unlined`` fit. None (and ``photo.why_not``) when
+    no grid lines show. ``details`` (how the guess was made) go on the location."""
+    base = geometry or board_geometry(game)
+    rows, cols = base.rows, base.cols
     t1 = time.perf_counter()
+    look = _LOOK.get(game, _LOOK["mixmath"])
     fit, ambiguous = None, len(shifts) > 1
     windows = cfg.search_window[:cfg.refine_passes] if look.lines else ()
     if not look.lines:
-        # no grid lines (a hole board): the lattice's least-squares fit to every hole found
-        fit = _Fit(grid_h, lat.residual, found / (rows * cols))
+        fit = unlined
     for i, window in enumerate(windows):
         f = _refine(photo, grid_h, rows, cols, cfg, window, fine=i == len(windows) - 1)
         if f is None or _moved(grid_h, f.grid_h, rows, cols) > max(window, 0.1) * 1.5:
@@ -1500,10 +1643,8 @@ def _find_by_grid(photo: _Photo, level: int, opened: bool, faint: bool, game: st
         return None
     t2 = time.perf_counter()
     details = {"residual_cells": fit.residual, "line_support": fit.support,
-               "grid_quality": _quality(fit, cfg, True),
-               "squares_found": found, "placements": len(shifts),
-               "offset_ambiguous": ambiguous, "level": level,
-               "locate_ms": (t1 - t0) * 1000, "refine_ms": (t2 - t1) * 1000}
+               "grid_quality": _quality(fit, cfg, True), **details,
+               "offset_ambiguous": ambiguous, "refine_ms": (t2 - t1) * 1000}
     # a print-and-play board's markers, read where the grid puts them, say at once which
     # side is up (and that the grid sits right on the board): no own set's profile, no
     # features of its own to weigh

@@ -88,6 +88,34 @@ class BoardConfig:
     Only once some look saw part of a board (``faint_after_seen``): then a photo with no
     board, whose table or another game's board shows squares, costs 0.2-0.35 s more."""
 
+    outline_look: bool = True
+    """The very last resort, for a Mixmath or Calculissimo board whose squares no look
+    parts (pale lines between pale squares; a dim, blurred photo) but whose outline shows:
+    the grid is looked for inside each large quadrilateral of edges (the board's edge, or
+    its grid's), as evenly spaced lines, and taken only where the squares' colours follow
+    the layout (``layout_doubt``). On the development photos the other looks did not find,
+    x of y found so. A photo with no board costs about z ms more."""
+    outline_canny: tuple[float, float] = (20.0, 60.0)
+    """Canny's thresholds for the outline's edges (on the working copy, blurred 5 x 5)."""
+    outline_corner_tol: float = 0.02
+    """An outline is four corners within this share of its perimeter of the edges' hull."""
+    outline_least_ratio: float = 0.3
+    """... its shortest side at least this share of its longest (a board at 70 degrees
+    from above shows 0.34)."""
+    outline_candidates: int = 6
+    """The largest outlines tried."""
+    outline_px: int = 600
+    """px: an outline is squared up to this size to look for its grid."""
+    outline_grid_share: float = 0.6
+    """The grid spans at least this share of its outline (a board's border is narrower)."""
+    outline_contrast: float = 0.5
+    """The grid's lines are stronger in edges than halfway between them by at least this
+    many times the squared-up outline's median edge (development photos: 0.7-20 on boards
+    the other looks did not find)."""
+    outline_layout: float = 0.7
+    """... and the colours of the squares where the grid puts them follow the layout this
+    well (:func:`vision.board._layout_fit`; the lattice's finds need ``layout_doubt``)."""
+
     # -- cell candidates (connected components of the 'cell' mask)
     min_cell_px: float = 5.0
     """px: the smallest cell side considered on the working copy."""
