@@ -459,9 +459,11 @@ def _outline_look(photo: _Photo, game: str, geometry: BoardGeometry | None,
     cols + 1 evenly spaced lines across it that the edges follow most
     (:func:`_even_lines`); then refined on the grid lines and placed by the layout as any
     grid is (:func:`_grid_board`). An outline holds no lattice of squares to vouch for the
-    grid: only one whose squares' colours follow the game's layout (``cfg.layout_doubt``)
-    is taken. None when no outline holds one; off (``cfg.outline_look``) and for boards
-    with no layout to check it (only Mixmath and Calculissimo)."""
+    grid: only one whose squares' colours follow the game's layout well
+    (``cfg.outline_layout``) is taken. None when no outline holds one; off
+    (``cfg.outline_look``), for boards with no layout to check it (only Mixmath and
+    Calculissimo have one) and where layouts go unchecked (``cfg.layout_doubt`` None: the
+    wrong-game check's own find of the other game)."""
     if not cfg.outline_look or game not in _LAYOUT_GAMES or cfg.layout_doubt is None:
         return None
     t0 = time.perf_counter()
@@ -473,18 +475,18 @@ def _outline_look(photo: _Photo, game: str, geometry: BoardGeometry | None,
     for quad in _outlines(photo.work_colour, base.rows * cfg.min_cell_px, cfg):
         corners = _apply(from_work, quad)
         to_square = cv2.getPerspectiveTransform(corners.astype(np.float32), square)
-        across = np.linalg.norm(corners - np.roll(corners, 1, 0), axis=1).mean()
-        flat = _warp(photo.image, to_square, (side, side), across / side)
+        board_px = np.linalg.norm(corners - np.roll(corners, 1, 0), axis=1).mean()
+        flat = _warp(photo.image, to_square, (side, side), board_px / side)
         grey = flat if flat.ndim == 2 else cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY)
         # edges across each column (row), the median: a grid line runs the whole way, a
         # special square's or a tile's edge a cell or a few
-        cols = _even_lines(np.median(np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0)), 0),
-                           base.cols, cfg)
-        rows = _even_lines(np.median(np.abs(cv2.Sobel(grey, cv2.CV_32F, 0, 1)), 1),
-                           base.rows, cfg)
-        if cols is None or rows is None:
+        verticals = _even_lines(np.median(np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0)), 0),
+                                base.cols, cfg)
+        horizontals = _even_lines(np.median(np.abs(cv2.Sobel(grey, cv2.CV_32F, 0, 1)), 1),
+                                  base.rows, cfg)
+        if verticals is None or horizontals is None:
             continue
-        (pitch_x, at_x, contrast_x), (pitch_y, at_y, contrast_y) = cols, rows
+        (pitch_x, at_x, contrast_x), (pitch_y, at_y, contrast_y) = verticals, horizontals
         to_grid = np.array([[1 / pitch_x, 0, -at_x / pitch_x],
                             [0, 1 / pitch_y, -at_y / pitch_y], [0, 0, 1.0]])
         details = {"squares_found": 0, "placements": 1, "outline": corners.tolist(),
@@ -536,11 +538,12 @@ def _outlines(bgr: np.ndarray, least_side: float, cfg: BoardConfig) -> list[np.n
 
 def _even_lines(profile: np.ndarray, n: int, cfg: BoardConfig
                 ) -> tuple[float, float, float] | None:
-    """(pitch, first line's place, contrast) px of the n + 1 evenly spaced lines along ``profile``
-    (the edges' strength across a squared-up outline, per px) that it follows most: the
-    grid of n cells spanning ``cfg.outline_grid_share`` of it or more. Its lines' mean
-    strength above that halfway between them, over the profile's median, is the grid's
-    contrast; None when under ``cfg.outline_contrast`` (no even lines there).
+    """(pitch px, first line's place px, contrast) of the n + 1 evenly spaced lines
+    along ``profile`` (the edges' strength across a squared-up outline, per px) that it
+    follows most: the grid of n cells spanning ``cfg.outline_grid_share`` of it or more,
+    its span in whole px, its first line in half px. Its lines' mean strength above that
+    halfway between them, over the profile's median, is the grid's contrast; None when
+    under ``cfg.outline_contrast`` (no even lines there).
 
     >>> profile = np.ones(600)
     >>> profile[40:545:36] = 5.0                 # 15 lines, 36 px apart, from 40 px
