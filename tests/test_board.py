@@ -690,6 +690,28 @@ def test_a_board_whose_squares_never_part_is_found_by_its_outline(game, seed):
 
 
 @pytest.mark.slow
+def test_an_outline_whose_squares_do_not_follow_the_layout_is_no_board():
+    """A Breakthrough board (dev seeds 715 000) asked for as Mixmath: its outline shows,
+    and evenly spaced lines fit inside it well enough for a grid of fair quality; the
+    colours of the squares where that grid puts them do not follow Mixmath's layout
+    (``outline_layout``), so the outline look finds no board, nor does find_board."""
+    from dataclasses import replace
+
+    from vision.board import BoardNotFound, _outline_look, _Photo
+    from vision.config import BoardConfig
+    render = pytest.importorskip("samples.render")
+    img, _, _ = render.sample_photo("breakthrough", 2, 456157588, fonts="held_out",
+                                    hand=False, resolution=(1920, 1080))
+    cfg = BoardConfig()
+    unchecked = _outline_look(_Photo(img, cfg.work_long_side), "mixmath", None, None,
+                              replace(cfg, outline_layout=-1.0))
+    assert unchecked is not None and unchecked.quality >= cfg.min_quality
+    assert _outline_look(_Photo(img, cfg.work_long_side), "mixmath", None, None, cfg) is None
+    with pytest.raises(BoardNotFound):
+        find_board(img, "mixmath")
+
+
+@pytest.mark.slow
 def test_two_markers_of_one_side_that_fit_poorly_give_way_to_the_grid():
     """A print-and-play board (dev seeds 905 000) of which only the two right-hand markers
     decode: their corners extrapolated put the grid a column off, and its lines, few seen,
