@@ -94,8 +94,8 @@ class BoardConfig:
     the grid is looked for inside each large quadrilateral of edges (the board's edge, or
     its grid's), as evenly spaced lines, and taken only where the squares' colours follow
     the layout well (``outline_layout``). Of the development photos whose board no other
-    look found, 6 of 6 at 1080p and 6 of 8 at 12 MP are found so, in place; none of 240
-    photos of a Breakthrough or Mastermind board. Runs only when no other look found a
+    look found, 7 of 8 at 1080p (the one left under a hand) and 6 of 8 at 12 MP are found
+    so, in place; none of 240 photos of a Breakthrough or Mastermind board. Runs only when no other look found a
     board: a photo with none costs ~45 ms more (up to ~140 ms with many outlines)."""
     outline_canny: tuple[float, float] = (20.0, 60.0)
     """Canny's thresholds for the outline's edges (on the working copy, blurred 5 x 5)."""
