@@ -95,8 +95,9 @@ class BoardConfig:
     its grid's), as evenly spaced lines, and taken only where the squares' colours follow
     the layout well (``outline_layout``). Of the development photos whose board no other
     look found, 7 of 8 at 1080p (the one left under a hand) and 6 of 8 at 12 MP are found
-    so, in place; none of 240 photos of a Breakthrough or Mastermind board. Runs only when no other look found a
-    board: a photo with none costs ~45 ms more (up to ~140 ms with many outlines)."""
+    so, in place; none of 240 photos of a Breakthrough or Mastermind board. Runs only when
+    no other look found a board: a photo with none costs ~45 ms more (up to ~140 ms with
+    many outlines)."""
     outline_canny: tuple[float, float] = (20.0, 60.0)
     """Canny's thresholds for the outline's edges (on the working copy, blurred 5 x 5)."""
     outline_corner_tol: float = 0.02
