@@ -91,6 +91,45 @@ def test_truncated_jpeg_is_exit_2(capsys, tmp_path):
     assert code == EXIT_UNREADABLE and "truncated" in out["error"]
 
 
+def _heic(image_bgr: np.ndarray, quality: int = 90) -> bytes:
+    """The picture as an iPhone saves it: HEIC (HEVC in a HEIF container)."""
+    import io
+
+    import pillow_heif
+    from PIL import Image
+    out = io.BytesIO()
+    pillow_heif.from_pillow(Image.fromarray(cv2.cvtColor(image_bgr, cv2.COLOR_BGR2RGB))).save(
+        out, format="HEIF", quality=quality)
+    return out.getvalue()
+
+
+def test_an_iphone_heic_photo_is_read_as_its_jpeg(capsys, tmp_path):
+    """iPhones save HEIC by default: such a photo of a recorded game is decoded to the same
+    picture (HEVC's own losses aside) and read, every cell as the truth has it."""
+    from vision.photo import decode_photo
+    truth, photos = recorded("calculissimo")
+    last = photos[-1]
+    jpeg = cv2.imread(str(GAMES / "calculissimo" / last["file"]))
+    heic = tmp_path / "IMG_0001.HEIC"
+    heic.write_bytes(_heic(jpeg))
+    decoded = decode_photo(heic.read_bytes())
+    assert decoded.shape == jpeg.shape and decoded.dtype == np.uint8
+    assert np.abs(decoded.astype(int) - jpeg).mean() < 3
+    code, out = run(capsys, "read", heic, "--game", "calculissimo", "--json")
+    assert code == EXIT_OK and out["cells"] == last["cells"]
+
+
+def test_a_truncated_or_oversized_heic_is_refused(capsys, tmp_path):
+    from vision.photo import UnreadablePhoto, decode_photo
+    data = _heic(np.full((64, 96, 3), 200, np.uint8))
+    cut = tmp_path / "cut.heic"
+    cut.write_bytes(data[: len(data) // 2])
+    code, out = run(capsys, "read", cut, "--game", "mixmath", "--json")
+    assert code == EXIT_UNREADABLE and "HEIC" in out["error"] and "truncated" in out["error"]
+    with pytest.raises(UnreadablePhoto, match="megapixels"):    # from the header, undecoded
+        decode_photo(data, max_pixels=64 * 96 - 1)
+
+
 def test_a_100_megapixel_image_is_refused_before_decoding(capsys, tmp_path):
     big = tmp_path / "panorama.png"
     ok, png = cv2.imencode(".png", np.zeros((10_000, 10_000), np.uint8))

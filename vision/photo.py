@@ -1,7 +1,9 @@
 """Loading a photo safely: a clear error for anything that is not a whole, sane image.
 
-Phones and webcams send JPEG or PNG; a broken upload, a truncated file or a 100-megapixel
-panorama must be refused with a message, never half-read.
+Phones and webcams send JPEG or PNG, iPhones HEIC (their default: read with pillow-heif,
+turned as the camera held it, as OpenCV turns a JPEG by its EXIF orientation); a broken
+upload, a truncated file or a 100-megapixel panorama must be refused with a message, never
+half-read.
 
 >>> import tempfile, pathlib
 >>> bad = pathlib.Path(tempfile.mkdtemp()) / "notes.jpg"
@@ -9,12 +11,13 @@ panorama must be refused with a message, never half-read.
 >>> load_photo(bad)
 Traceback (most recent call last):
 ...
-vision.photo.UnreadablePhoto: notes.jpg: not an image OpenCV can decode (JPEG, PNG, ...)
+vision.photo.UnreadablePhoto: notes.jpg: not an image boardsight can decode (JPEG, PNG, HEIC, ...)
 """
 
 from __future__ import annotations
 
 import warnings
+from io import BytesIO
 from pathlib import Path
 
 import cv2
@@ -25,6 +28,8 @@ MAX_PIXELS = 50_000_000
 
 _JPEG_SOI, _JPEG_EOI = b"\xff\xd8", b"\xff\xd9"
 _PNG_SIGNATURE, _PNG_IEND = b"\x89PNG\r\n\x1a\n", b"IEND"
+# an ISO-BMFF file's first box: size, "ftyp", then its brand; these are HEIF stills
+_HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1")
 
 
 class UnreadablePhoto(ValueError):
@@ -59,24 +64,47 @@ def decode_photo(data: bytes, name: str = "photo", max_pixels: int = MAX_PIXELS)
                               "short); take or send the photo again")
     if data.startswith(_PNG_SIGNATURE) and _PNG_IEND not in data[-64:]:
         raise UnreadablePhoto(f"{name}: the PNG is truncated; send the picture again")
-    size = _header_size(data)
-    if size is not None and size[0] * size[1] > max_pixels:
-        raise UnreadablePhoto(f"{name}: {size[0]}×{size[1]} is {size[0] * size[1] / 1e6:.0f} "
-                              f"megapixels; at most {max_pixels / 1e6:.0f} are read — "
-                              "use the camera's normal photo size")
+    if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
+        return _decode_heif(data, name, max_pixels)
+    _check_size(_header_size(data), name, max_pixels)
     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if image is None:
-        raise UnreadablePhoto(f"{name}: not an image OpenCV can decode (JPEG, PNG, ...)")
+        raise UnreadablePhoto(f"{name}: not an image boardsight can decode "
+                              "(JPEG, PNG, HEIC, ...)")
     if image.shape[0] * image.shape[1] > max_pixels:
         raise UnreadablePhoto(f"{name}: {image.shape[1]}×{image.shape[0]} is too large; at "
                               f"most {max_pixels / 1e6:.0f} megapixels are read")
     return image
 
 
+def _check_size(size: tuple[int, int] | None, name: str, max_pixels: int) -> None:
+    """Refuse a (width, height) over ``max_pixels`` before it is decoded."""
+    if size is not None and size[0] * size[1] > max_pixels:
+        raise UnreadablePhoto(f"{name}: {size[0]}×{size[1]} is {size[0] * size[1] / 1e6:.0f} "
+                              f"megapixels; at most {max_pixels / 1e6:.0f} are read — "
+                              "use the camera's normal photo size")
+
+
+def _decode_heif(data: bytes, name: str, max_pixels: int) -> np.ndarray:
+    """A HEIC photo's primary image as BGR uint8, 8 bits a channel, upright: libheif
+    applies the file's own turn and mirror (and pillow-heif then clears the EXIF
+    orientation, which would turn it twice)."""
+    import pillow_heif
+
+    try:
+        heif = pillow_heif.open_heif(BytesIO(data), convert_hdr_to_8bit=True)
+        _check_size(heif.size, name, max_pixels)
+        rgb = np.asarray(heif.to_pillow().convert("RGB"))
+    except UnreadablePhoto:
+        raise
+    except Exception as exc:   # libheif's errors: a cut-short or damaged file
+        raise UnreadablePhoto(f"{name}: the HEIC photo cannot be decoded ({exc}); it may be "
+                              "truncated: take or send the photo again") from None
+    return cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
+
+
 def _header_size(data: bytes) -> tuple[int, int] | None:
     """(width, height) from the header, without decoding, where Pillow can tell."""
-    from io import BytesIO
-
     from PIL import Image
 
     with warnings.catch_warnings():
