@@ -99,6 +99,33 @@ def test_a_hand_over_a_real_board_is_reported_and_the_rest_read_right(real_truth
             if (r, c) not in hidden and reading.cells[r][c] != truth[r][c]] == []
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("side", ["right", "bottom"])
+def test_cells_a_real_photo_cuts_off_are_hidden_and_the_rest_read_right(real_truth, side):
+    """A phone held too close cuts the board off: the cells outside the frame (or mostly
+    so) are reported hidden, not read as empty squares or as whatever the black beyond
+    the frame looks like; no hand is made of them, and every cell in view is right."""
+    name = "game-19.jpg"
+    image = cv2.imread(str(REAL / name))
+    truth = real_truth[name]["cells"]
+    whole = find_board(image, "mixmath")
+    xy = whole.grid_corners
+    if side == "right":     # the frame ends a column and a half short of the grid
+        x_end = int(xy[:, 0].max() - 1.5 * (xy[:, 0].max() - xy[:, 0].min()) / 14)
+        cut = image[:, :x_end].copy()
+    else:
+        y_end = int(xy[:, 1].max() - 1.5 * (xy[:, 1].max() - xy[:, 1].min()) / 14)
+        cut = image[:y_end].copy()
+    reading = read_board(cut, "mixmath")
+    outside = ~find_board(cut, "mixmath").cells_in_picture(cut.shape[1::-1])
+    assert 14 <= outside.sum() <= 3 * 14
+    assert {tuple(c) for c in reading.occluded} == {tuple(c) for c in np.argwhere(outside)}
+    assert all(reading.cells[r][c] is None and reading.confidence[r][c] == 0
+               for r, c in np.argwhere(outside))
+    assert [(r, c) for r in range(14) for c in range(14)
+            if not outside[r, c] and reading.cells[r][c] != truth[r][c]] == []
+
+
 def test_the_real_set_is_recognised_in_dim_warm_light(real_truth):
     """Its profile is matched by the border's colour in the light of the photo's own
     plain squares: in half the light of a 2800 K lamp the border is far from its

@@ -186,6 +186,24 @@ class BoardLocation:
         nodes = self.to_image(nodes)
         return np.stack([nodes[:-1, :-1], nodes[:-1, 1:], nodes[1:, 1:], nodes[1:, :-1]], 2)
 
+    def cells_in_picture(self, size: tuple[int, int], margin: float = 0.1) -> np.ndarray:
+        """(rows, cols) bool: the cells a photo of ``size`` (width, height) shows whole, all
+        of each but a ``margin`` (of a cell) along its sides inside the frame. A board the
+        photo cuts off runs on beyond the frame: those cells are not seen, not empty.
+
+        >>> square = [[0, 0], [280, 0], [280, 280], [0, 280]]      # 20 px a cell
+        >>> seen = BoardLocation.from_grid_corners("mixmath", square).cells_in_picture(
+        ...     (250, 300))                                 # the frame cuts 1.5 columns off
+        >>> seen.all(axis=0).tolist()[-3:], bool(seen.all(axis=1).any())
+        ([True, False, False], False)
+        """
+        poly = self.cell_polygons()
+        centre = poly.mean(axis=2, keepdims=True)
+        inner = centre + (1 - 2 * margin) * (poly - centre)
+        w, h = size
+        x, y = inner[..., 0], inner[..., 1]
+        return ((x >= 0) & (x <= w - 1) & (y >= 0) & (y <= h - 1)).all(axis=-1)
+
     def cell_px(self) -> float:
         """Median side of a cell in the image, in px."""
         poly = self.cell_polygons()

@@ -1326,7 +1326,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
               timings: dict | None = None, tesseract: bool | None = None,
               stats: CellStats | None = None,
               known: dict[tuple[int, int], tuple[Any, float]] | None = None,
-              inked_jokers: bool = False) -> GridRead:
+              inked_jokers: bool = False, unseen: np.ndarray | None = None) -> GridRead:
     """Read every cell of a rectified Mixmath or Calculissimo grid.
 
     Parameters
@@ -1347,6 +1347,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
         tile with little skin on it is not hidden (``config.occluder_spares``)
     inked_jokers : the set's jokers and blanks carry a star (print-and-play): no tile is
         read as a blank for lack of ink
+    unseen : (rows, cols) bool, cells outside the photo (the board runs out of the frame):
+        hidden like those under a hand, but no sign of one
 
     Returns
     -------
@@ -1441,11 +1443,15 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     # ink on a tile-like face, no glyph in it and a tinge of skin: fingers as pale as tiles
     fingers = glyphless & (stats.skin_frac >= cfg.skin_tinge) & ~skin_like
     explained = (on_square & ~fingers) | read_well | (blank & ~blank_by_sides) | glare
+    if unseen is not None:
+        explained |= unseen
     # an empty cell unlike its square (a tile washed out by glare?): check it
     conf[off_square & ~blank] = np.minimum(conf[off_square & ~blank], cfg.conf_off_square)
     occluded = occlusion(stats, explained, off_square | fingers, skin_like, cfg)
     if cfg.occluder_spares is not None:   # the fringe's tiles read surely, little skin
         occluded &= ~(known_at & (stats.skin_frac < cfg.occluder_spares))
+    if unseen is not None:
+        occluded |= unseen
     for r, c in zip(*np.nonzero(occluded)):
         cells[r][c] = None
         conf[r, c] = 0.0
