@@ -131,6 +131,9 @@ class TilesConfig:
     label_min_squares: int = 2          # ... with that of this many of its empty siblings:
     label_match: float = 0.5            # ... correlated this well and read unsurely (below
                                         # ``recut_below``), a cell is the square, empty
+    label_paled_only: bool = True       # ... when its face may be the square's own, paled
+                                        # by a glare (washed, clipped or lifted): else colour
+                                        # has told it a tile
     recut_below: float = 0.9            # a cell read less surely than this is cut again ...
     recut_columns: int = 7              # ... in two at this many columns (other_cuts)
     pair_align: float = 0.2             # ... and each of two glyphs alone when they are
@@ -1402,13 +1405,15 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     reads = []
     prints = square_prints_of(game, rows, cols)
     label = _label_likeness(stats, prints, kinds, is_tile, cfg)
+    paled = washed | clipped | lifted
     own_print = np.zeros_like(is_tile)
     for cg in found:
         r, c = cg.cell
         if cg.cell not in best:     # no glyph after all: not a tile
             conf[r, c] = cfg.conf_rejected_candidate
             continue
-        if label[r, c] >= cfg.label_match and best[cg.cell][1] < cfg.recut_below:
+        if (label[r, c] >= cfg.label_match and best[cg.cell][1] < cfg.recut_below
+                and (paled[r, c] or not cfg.label_paled_only)):
             is_tile[r, c] = False   # its square's own print, pale in glare
             own_print[r, c] = True
             conf[r, c] = cfg.conf_rejected_candidate
