@@ -281,7 +281,7 @@ def test_a_numeral_like_its_signs_print_is_a_tile_where_no_glare_paled_the_squar
     assert read.cells[4][1] == 3 == truth["cells"][4][1]
     assert not read.glare[4, 1]
     before = tiles.read_grid(grid, "mixmath", shape=(14, 14), tesseract=False,
-                             config=replace(cfg, label_paled_only=False))
+                             config=replace(cfg, label_over_colour=True))
     assert before.cells[4][1] is None
 
 

@@ -131,9 +131,9 @@ class TilesConfig:
     label_min_squares: int = 2          # ... with that of this many of its empty siblings:
     label_match: float = 0.5            # ... correlated this well and read unsurely (below
                                         # ``recut_below``), a cell is the square, empty
-    label_paled_only: bool = True       # ... when its face may be the square's own, paled
-                                        # by a glare (washed, clipped or lifted): else colour
-                                        # has told it a tile
+    label_over_colour: bool = False     # ... even where colour has told a tile: the face
+                                        # the tiles' colour (within square_sep) and no glare
+                                        # (washed, clipped, lifted) to have paled it so
     recut_below: float = 0.9            # a cell read less surely than this is cut again ...
     recut_columns: int = 7              # ... in two at this many columns (other_cuts)
     pair_align: float = 0.2             # ... and each of two glyphs alone when they are
@@ -1405,7 +1405,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     reads = []
     prints = square_prints_of(game, rows, cols)
     label = _label_likeness(stats, prints, kinds, is_tile, cfg)
-    paled = washed | clipped | lifted
+    # a face of the tiles' colour that no glare can have paled to it: colour told a tile
+    told = ~(washed | clipped | lifted) & (colours.d_tile <= cfg.square_sep)
     own_print = np.zeros_like(is_tile)
     for cg in found:
         r, c = cg.cell
@@ -1413,7 +1414,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
             conf[r, c] = cfg.conf_rejected_candidate
             continue
         if (label[r, c] >= cfg.label_match and best[cg.cell][1] < cfg.recut_below
-                and (paled[r, c] or not cfg.label_paled_only)):
+                and (cfg.label_over_colour or not told[r, c])):
             is_tile[r, c] = False   # its square's own print, pale in glare
             own_print[r, c] = True
             conf[r, c] = cfg.conf_rejected_candidate
