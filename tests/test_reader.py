@@ -126,6 +126,23 @@ def test_cells_a_real_photo_cuts_off_are_hidden_and_the_rest_read_right(real_tru
             if not outside[r, c] and reading.cells[r][c] != truth[r][c]] == []
 
 
+def test_a_print_and_play_board_cut_off_is_found_by_its_markers_in_view():
+    """A print-and-play board running out of the frame's bottom edge (a marker or two with
+    it): found by the markers in view, the cells the frame cuts off hidden, the rest read
+    right."""
+    from samples.render import sample_photo
+    img, truth, _ = sample_photo("mixmath", 1, 66588790, hand=False, fonts="held_out")
+    ys = np.float32(truth["grid_corners"])[:, 1]
+    cut = img[:int(ys.max() - 0.1 * (ys.max() - ys.min()))].copy()
+    location = find_board(cut, "mixmath")
+    outside = ~location.cells_in_picture(cut.shape[1::-1])
+    assert location.method == "markers" and 5 <= outside.sum() <= 2 * 14
+    reading = read_board(cut, "mixmath")
+    assert {tuple(c) for c in reading.occluded} == {tuple(c) for c in np.argwhere(outside)}
+    assert [(r, c) for r in range(14) for c in range(14)
+            if not outside[r, c] and reading.cells[r][c] != truth["cells"][r][c]] == []
+
+
 def test_the_real_set_is_recognised_in_dim_warm_light(real_truth):
     """Its profile is matched by the border's colour in the light of the photo's own
     plain squares: in half the light of a 2800 K lamp the border is far from its
