@@ -216,9 +216,8 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
             known = cellnet.sure_values(probs, classes, tiles_cfg.cellnet_sure)
         stage_ms["cells.net"] = view_ms + (time.perf_counter() - t4) * 1000
     # the cells a photo cuts off are not seen (the warp shows black there), not empty
-    unseen = ~location.cells_in_picture(image_bgr.shape[1::-1])
     read = tiles.read_grid(grid, game, **kw, stats=stats, known=known,
-                           unseen=unseen if unseen.any() else None)
+                           unseen=~location.cells_in_picture(image_bgr.shape[1::-1]))
     glyphs_unsure = read.confidence < tiles_cfg.unsure_below
     if probs is not None:   # before Tesseract: what the net settles it need not
         glyph_cells = [row[:] for row in read.cells]
