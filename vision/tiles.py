@@ -227,6 +227,8 @@ class TilesConfig:
                                         # squares' (less than z spreads towards the inked
                                         # tiles') takes no joker from the net (cellnet.
                                         # bare_of_jokers), unless the glyph reader saw one
+    cellnet_on_glyphless: bool = True   # on a calibrated set the net also weighs in on a
+                                        # tile the glyph reader cut no glyph from
     cellnet_set_counts: bool = True     # no more tiles of a value than the set has: the
                                         # excess goes to the net's next answer (keep_to_set)
 
