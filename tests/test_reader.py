@@ -258,6 +258,24 @@ def test_the_net_reads_tiles_the_calibrated_glyph_reader_cut_no_glyph_from():
     assert [before.cells[r][c] for r, c in [(4, 8), (5, 8), (5, 9)]] == [None] * 3
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [101346853, 2412973265])
+def test_a_glare_the_camera_clipped_on_coloured_squares_is_no_hand(seed):
+    """A glare on a red (purple) square: the camera clipped its R (B) channel, so that
+    channel rose less than the others, and the white balance scaled it well below white:
+    judged on the balanced colour alone, the light was uneven, no glare's, and the squares
+    made a hand. A channel near white as shot may have risen less, as one the balance
+    clipped may."""
+    render = pytest.importorskip("samples.render")
+    image, truth, _ = render.sample_photo("mixmath", 2, seed, resolution=(1920, 1080),
+                                          fonts="held_out", hand=False)
+    reading = read_board(image, "mixmath")
+    assert reading.occluded == [] and reading.cells == truth["cells"]
+    before = read_board(image, "mixmath",
+                        config=replace(tiles.TilesConfig(), glare_white_as_shot=False))
+    assert before.occluded
+
+
 @pytest.mark.parametrize("azimuth", [20, 110, 200, 290])
 def test_a_symmetric_board_is_turned_the_way_its_tokens_read(azimuth):
     """Calculissimo's board is the same every way up (no markers on an own set): the

@@ -247,7 +247,9 @@ class TilesConfig:
                                         # at most this far apart (grey levels + share of
                                         # the lift): white light added, a glare on a
                                         # coloured square
-    glare_near_white: float = 240.0     # (a channel this bright may have been lifted less)
+    glare_near_white: float = 240.0     # (a channel this bright may have been lifted less;
+    glare_white_as_shot: bool = True    # as shot too: the balance may scale a channel the
+                                        # camera clipped well below this)
     occluder_min_cells: int = 2         # unexplained cells: a blob this big with skin ...
     occluder_foreign_cells: int = 3     # ... or with this many off-colour cells is a hand
     skin_tinge: float = 0.15            # a glyphless tile-like cell this much skin may be a
@@ -288,6 +290,7 @@ class CellStats:
     skin_frac: np.ndarray    # share of skin-coloured pixels
     grey: np.ndarray         # (rows*p, cols*p) uint8 grey image of the grid
     ink: np.ndarray          # (rows*p, cols*p) bool: below the cell's ink threshold
+    face_bgr: np.ndarray     # (rows, cols, 3) float BGR of the face as photographed
 
     @property
     def contrast(self) -> np.ndarray:
@@ -461,7 +464,8 @@ def cell_stats(grid_bgr: np.ndarray, rows: int, cols: int,
     skin_frac = _cells_view(skin, rows, cols).mean(axis=(2, 3))
     return CellStats(face_balanced.astype(np.float32), face_grey.astype(np.float32),
                      face_spread.astype(np.float32), dark, ink_frac.astype(np.float32),
-                     ink_spread.astype(np.float32), skin_frac, grey, ink)
+                     ink_spread.astype(np.float32), skin_frac, grey, ink,
+                     face_bgr.astype(np.float32))
 
 
 def _white_balanced(small: np.ndarray, rows: int, cols: int, fc: slice,
@@ -1963,7 +1967,12 @@ def _lifted_by_glare(stats: CellStats, colours: Squares, cfg: TilesConfig) -> np
     known = np.isfinite(exp).all(axis=-1)
     d = np.zeros(exp.shape, np.float32)
     d[known] = stats.face_balanced[known] - _bgr(exp[known])
-    free = np.where(stats.face_balanced >= cfg.glare_near_white, np.nan, d)
+    # a channel near white may have been lifted less than the others: clipped by the
+    # camera (as shot) or by the balance (which scales a dim photo up to 255)
+    near_white = stats.face_balanced >= cfg.glare_near_white
+    if cfg.glare_white_as_shot:
+        near_white |= stats.face_bgr >= cfg.glare_near_white
+    free = np.where(near_white, np.nan, d)
     with warnings.catch_warnings():     # all near white: NaN, judged by the lift alone
         warnings.simplefilter("ignore", RuntimeWarning)
         lift = np.nanmean(free, axis=-1)
