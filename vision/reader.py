@@ -222,7 +222,8 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     if view is not None:
         t4 = time.perf_counter()
         view, stats, probs_once, probs = _net_look(view, game, grid, stats, tiles_cfg)
-        sure = cellnet.sure_values(probs, classes, tiles_cfg.cellnet_sure) if probs is not None else {}
+        sure = ({} if probs is None
+                else cellnet.sure_values(probs, classes, tiles_cfg.cellnet_sure))
         if tiles_cfg.parallax_min is not None and len(sure) >= tiles_cfg.parallax_tiles:
             # thick tiles seen at a slant: their faces lie off their squares; cut the cells
             # part of the way towards them (and look again)

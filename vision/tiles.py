@@ -229,7 +229,8 @@ class TilesConfig:
                                         # bare_of_jokers), unless the glyph reader saw one
     cellnet_on_glyphless: bool = True   # on a calibrated set the net also weighs in on a
                                         # tile the glyph reader cut no glyph from
-    cellnet_set_counts: bool = True
+    cellnet_set_counts: bool = True     # no more tiles of a value than the set has: the
+                                        # excess goes to the net's next answer (keep_to_set)
     parallax_min: float | None = 0.15   # thick tiles seen at a slant: their tops (and ink)
                                         # lie this far (cells) off their squares, or
                                         # more (the median over the tiles the net is
@@ -238,8 +239,7 @@ class TilesConfig:
     parallax_share: float = 0.5         # ... and the cells are cut this share of the way
                                         # towards them: half-way up a tile, its side and top
                                         # and the square beside it in view alike
-    parallax_tiles: int = 6             # (at least this many tiles tell the offset)     # no more tiles of a value than the set has: the
-                                        # excess goes to the net's next answer (keep_to_set)
+    parallax_tiles: int = 6             # (at least this many tiles tell the offset)
 
     skin_min_frac: float = 0.5          # a cell this much skin-coloured is a hand candidate
     # what the board explains: an empty square's face has its colour, in shade or glare
