@@ -276,26 +276,6 @@ def test_a_glare_the_camera_clipped_on_coloured_squares_is_no_hand(seed):
     assert before.occluded
 
 
-@pytest.mark.slow
-def test_thick_tiles_seen_at_a_slant_are_cut_half_way_up():
-    """Tiles 4.8 mm thick on 17 mm squares, seen from 46 degrees up: their faces lie a
-    quarter of a cell off their squares (the numerals measured 0.19 and 0.08 cell right
-    and down), and cut on the board's plane 7 tiles were misread (60 as 56, 17 as 1).
-    Cut half-way up the tiles, where their sides and tops and the squares beside them
-    are all in view, every cell reads right."""
-    render = pytest.importorskip("samples.render")
-    image, truth, _ = render.sample_photo("mixmath", 2, 3360657168, resolution=(1920, 1080),
-                                          fonts="held_out", hand=False)
-    assert truth["build"]["tile_mm"] > 4.5 and truth["camera"]["elevation"] < 50
-    reading = read_board(image, "mixmath")
-    assert reading.cells == truth["cells"] and reading.occluded == []
-    # the corners reported are the board's, not those of the plane the cells were cut in
-    assert np.abs(reading.grid_corners - np.array(truth["grid_corners"])).max() < 5
-    flat = read_board(image, "mixmath", config=replace(tiles.TilesConfig(), parallax_min=None))
-    assert sum(a != b for ra, rb in zip(flat.cells, truth["cells"])
-               for a, b in zip(ra, rb)) >= 5
-
-
 @pytest.mark.parametrize("azimuth", [20, 110, 200, 290])
 def test_a_symmetric_board_is_turned_the_way_its_tokens_read(azimuth):
     """Calculissimo's board is the same every way up (no markers on an own set): the

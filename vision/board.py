@@ -224,12 +224,6 @@ class BoardLocation:
         return self.remapped(_grid_to_mm(g) @ grid_h,
                              orientation_scores=np.roll(self.orientation_scores, -k))
 
-    def shifted(self, dx: float, dy: float) -> BoardLocation:
-        """The same board with its grid moved ``dx``, ``dy`` cells (right, down): where a
-        cell of the plane a little above the board lies (tiles' faces seen at a slant)."""
-        move = np.array([[1.0, 0, -dx], [0, 1.0, -dy], [0, 0, 1]])
-        return self.remapped(_grid_to_mm(self.geometry) @ move @ self.grid_homography)
-
     def remapped(self, homography: np.ndarray, **changes) -> BoardLocation:
         """The same find with another image px -> board mm ``homography`` (turned, or
         found on a scaled copy of the photo), and the ``changes`` to its other fields."""

@@ -91,22 +91,6 @@ def in_context(view: cellnet.BoardView, game: str, stats: tiles.CellStats,
     return view.in_context(plain, tiles.tile_candidates(stats, cfg) & plain)
 
 
-def _net_look(view: cellnet.BoardView, game: str, grid: np.ndarray, stats,
-              cfg: tiles.TilesConfig):
-    """The net's reading of the ``view`` (a second look at the cells it is unsure of):
-    (view, stats, probabilities once, probabilities); the view in context and the grid's
-    ``stats`` made when the net reads in context."""
-    net = cellnet.load(game)
-    if net is not None and net.reads_context:
-        if stats is None:
-            stats = tiles.cell_stats(grid, view.rows, view.cols, cfg)
-        view = in_context(view, game, stats, cfg)
-    probs_once = probs = cellnet.read_probabilities(view, game)
-    if probs is not None and cfg.cellnet_look_again is not None:
-        probs = cellnet.second_look(view, game, probs, cfg.cellnet_look_again)
-    return view, stats, probs_once, probs
-
-
 def _disputed(glyph_cells: list[list], fused_cells: list[list], net_says: np.ndarray
               ) -> np.ndarray:
     """(rows, cols) bool: the cells where the glyph reading stood against the net's other
@@ -218,32 +202,22 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     # the net first: the glyph reader need not cut nor classify the tiles it is sure of
     probs, known, classes = None, None, cellnet.CLASSES.get(game)
     calibrated = getattr(kw["profile"], "glyphs", None) is not None
-    seen = location.cells_in_picture(image_bgr.shape[1::-1])
     if view is not None:
         t4 = time.perf_counter()
-        view, stats, probs_once, probs = _net_look(view, game, grid, stats, tiles_cfg)
-        sure = ({} if probs is None
-                else cellnet.sure_values(probs, classes, tiles_cfg.cellnet_sure))
-        if tiles_cfg.parallax_min is not None and len(sure) >= tiles_cfg.parallax_tiles:
-            # thick tiles seen at a slant: their faces lie off their squares; cut the cells
-            # part of the way towards them (and look again)
+        net = cellnet.load(game)
+        if net is not None and net.reads_context:
             if stats is None:
                 stats = tiles.cell_stats(grid, g.rows, g.cols, tiles_cfg)
-            at = np.zeros((g.rows, g.cols), bool)
-            at[tuple(np.array(list(sure)).T)] = True
-            off = tiles.ink_offset(stats, at, tiles_cfg.parallax_tiles)
-            if off is not None and np.hypot(*off) >= tiles_cfg.parallax_min:
-                cut_at = location.shifted(*(tiles_cfg.parallax_share * off))
-                grid = board.rectify_grid(image_bgr, cut_at, PX_PER_CELL)
-                stats = tiles.cell_stats(grid, g.rows, g.cols, tiles_cfg)
-                view, stats, probs_once, probs = _net_look(
-                    cellnet.BoardView.of(image_bgr, cut_at), game, grid, stats, tiles_cfg)
-                sure = cellnet.sure_values(probs, classes, tiles_cfg.cellnet_sure)
+            view = in_context(view, game, stats, tiles_cfg)
+        probs_once = probs = cellnet.read_probabilities(view, game)
+        if probs is not None and tiles_cfg.cellnet_look_again is not None:
+            probs = cellnet.second_look(view, game, probs, tiles_cfg.cellnet_look_again)
         if probs is not None and not calibrated:
-            known = sure
+            known = cellnet.sure_values(probs, classes, tiles_cfg.cellnet_sure)
         stage_ms["cells.net"] = view_ms + (time.perf_counter() - t4) * 1000
     # the cells a photo cuts off are not seen (the warp shows black there), not empty
-    read = tiles.read_grid(grid, game, **kw, stats=stats, known=known, unseen=~seen)
+    read = tiles.read_grid(grid, game, **kw, stats=stats, known=known,
+                           unseen=~location.cells_in_picture(image_bgr.shape[1::-1]))
     glyphs_unsure = read.confidence < tiles_cfg.unsure_below
     if probs is not None:   # before Tesseract: what the net settles it need not
         glyph_cells = [row[:] for row in read.cells]

@@ -231,15 +231,6 @@ class TilesConfig:
                                         # tile the glyph reader cut no glyph from
     cellnet_set_counts: bool = True     # no more tiles of a value than the set has: the
                                         # excess goes to the net's next answer (keep_to_set)
-    parallax_min: float | None = 0.15   # thick tiles seen at a slant: their tops (and ink)
-                                        # lie this far (cells) off their squares, or
-                                        # more (the median over the tiles the net is
-                                        # sure of: ink_offset; renders of tiles 1.5-5 mm
-                                        # thick: within ~0.02 of the true offset) ...
-    parallax_share: float = 0.5         # ... and the cells are cut this share of the way
-                                        # towards them: half-way up a tile, its side and top
-                                        # and the square beside it in view alike
-    parallax_tiles: int = 6             # (at least this many tiles tell the offset)
 
     skin_min_frac: float = 0.5          # a cell this much skin-coloured is a hand candidate
     # what the board explains: an empty square's face has its colour, in shade or glare
@@ -551,48 +542,6 @@ def _skin_ab_table() -> np.ndarray:
 
 
 _SKIN_AB = _skin_ab_table()     # (256, 256) bool over 8-bit a*, b*
-
-
-def ink_offset(stats: CellStats, cells: np.ndarray, least: int) -> np.ndarray | None:
-    """(dx, dy) in cells: the median offset of the ink's centroid from the cell's centre
-    over ``cells`` ((rows, cols) bool: tiles read surely; a numeral sits in the middle of
-    its tile), the ink that reaches a cell's edge left out (the lines between squares,
-    the gap and the tile's side a shifted tile leaves in view); None when fewer than
-    ``least`` of them show ink. A tile's face lies its thickness above the board: seen at
-    a slant it is shifted off its square, away from the camera, alike on every tile.
-
-    >>> ink = np.zeros((2 * 20, 3 * 20), bool)
-    >>> ink[6:14, 10:14] = ink[26:34, 50:54] = True     # two glyphs 0.1 cell right of centre
-    >>> ink[20:40, 40:42] = True                         # a gap along a cell's left edge
-    >>> st = CellStats(*[None] * 8, ink, None)
-    >>> ink_offset(st, np.ones((2, 3), bool), 2).round(2).tolist()
-    [0.1, 0.0]
-    """
-    rows, cols = cells.shape
-    p = stats.ink.shape[0] // rows
-    r, c = np.nonzero(cells)
-    if len(r) < least:
-        return None
-    cell_ink = stats.ink[:rows * p, :cols * p].reshape(rows, p, cols, p)[r, :, c]  # (n, p, p)
-    strip = np.zeros((p + 2, len(r) * (p + 2)), np.uint8)      # each cell apart, in a row
-    strip.reshape(p + 2, len(r), p + 2)[1:-1, :, 1:-1] = cell_ink.transpose(1, 0, 2)
-    n, labels, st, centres = cv2.connectedComponentsWithStats(strip, connectivity=8)
-    x0, y0 = st[:, cv2.CC_STAT_LEFT], st[:, cv2.CC_STAT_TOP]
-    x1, y1 = x0 + st[:, cv2.CC_STAT_WIDTH], y0 + st[:, cv2.CC_STAT_HEIGHT]
-    which = x0 // (p + 2)
-    inner = ((y0 > 1) & (y1 < p + 1) & (x0 - which * (p + 2) > 1)
-             & (x1 - which * (p + 2) < p + 1))
-    inner[0] = False                                            # the background
-    area = st[:, cv2.CC_STAT_AREA] * inner
-    mass = np.bincount(which, area, len(r))
-    keep = mass > 0
-    if keep.sum() < least:
-        return None
-    cx = np.bincount(which, area * (centres[:, 0] - which * (p + 2) - 1), len(r))
-    cy = np.bincount(which, area * (centres[:, 1] - 1), len(r))
-    dx = (cx[keep] / mass[keep] + 0.5) / p - 0.5
-    dy = (cy[keep] / mass[keep] + 0.5) / p - 0.5
-    return np.array([np.median(dx), np.median(dy)])
 
 
 def tile_candidates(stats: CellStats, config: TilesConfig | None = None) -> np.ndarray:
