@@ -224,14 +224,14 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
         leave = read.occluded.copy()
         # a calibrated set's font was learned by the glyph reader, never seen by the net:
         # there the net only settles what the glyph reader is unsure of
-        if calibrated and tiles_cfg.cellnet_on_glyphless:
-            # ... and on a tile it cut no glyph from (its ink faint under a glare), which
-            # is no reading of its own
-            glyphless = read.is_tile & ~read.blank & np.array(
-                [[v is None for v in row] for row in read.cells])
-            leave |= (read.confidence >= tiles_cfg.cellnet_doubt) & ~glyphless
-        elif calibrated:
-            leave |= read.confidence >= tiles_cfg.cellnet_doubt
+        if calibrated:
+            sure = read.confidence >= tiles_cfg.cellnet_doubt
+            if tiles_cfg.cellnet_on_glyphless:
+                # ... and a tile it cut no glyph from (its ink faint under a glare): a
+                # rejected candidate's confidence is no reading of its own
+                sure &= ~(read.is_tile & ~read.blank & np.array(
+                    [[v is None for v in row] for row in read.cells]))
+            leave |= sure
         if trace is not None:
             trace.update(glyph_cells=glyph_cells, glyph_confidence=read.confidence.copy(),
                          leave=leave.copy(), probs=probs, probs_once=probs_once,
