@@ -276,6 +276,42 @@ def test_a_glare_the_camera_clipped_on_coloured_squares_is_no_hand(seed):
     assert before.occluded
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [2527613801, 1706393677])
+def test_a_tile_a_glare_clipped_white_is_no_sure_empty_square(seed):
+    """A glare clipped a tile's face and ink alike to white (the rest of the board too
+    bright already, or the glare strong): no reader can tell it from an empty square, and
+    the reading says so ("check this cell") instead of a sure empty square."""
+    render = pytest.importorskip("samples.render")
+    image, truth, _ = render.sample_photo("calculissimo", 1, seed, resolution=(1920, 1080),
+                                          fonts="held_out", hand=False)
+    reading = read_board(image, "calculissimo")
+    wrong = {(r, c) for r in range(reading.rows) for c in range(reading.cols)
+             if reading.cells[r][c] != truth["cells"][r][c]}
+    assert wrong and wrong <= set(reading.unsure())
+    before = read_board(image, "calculissimo",
+                        config=replace(tiles.TilesConfig(), conf_blinded=1.0))
+    assert wrong - set(before.unsure())
+
+
+@pytest.mark.slow
+def test_a_board_whose_turn_its_tokens_cannot_tell_is_unsure_where_tiles_may_lie():
+    """Calculissimo's layout is the same turned half way, and so are + and ÷: a board with
+    only those on it may be read upside down. Then not only its tiles are unsure, but the
+    squares they would lie on were it turned (read empty, surely, before)."""
+    render = pytest.importorskip("samples.render")
+    image, truth, _ = render.sample_photo("calculissimo", 2, 554100988, resolution=(1920, 1080),
+                                          fonts="held_out", hand=False)
+    reading = read_board(image, "calculissimo")
+    held = {(r, c) for r, row in enumerate(truth["cells"]) for c, v in enumerate(row)
+            if v is not None}
+    assert {v for row in truth["cells"] for v in row} == {None, "+", "/"}
+    assert held <= set(reading.unsure())
+    wrong = {(r, c) for r in range(reading.rows) for c in range(reading.cols)
+             if reading.cells[r][c] != truth["cells"][r][c]}
+    assert wrong <= set(reading.unsure())
+
+
 @pytest.mark.parametrize("azimuth", [20, 110, 200, 290])
 def test_a_symmetric_board_is_turned_the_way_its_tokens_read(azimuth):
     """Calculissimo's board is the same every way up (no markers on an own set): the

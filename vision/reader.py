@@ -250,9 +250,17 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     if probs is not None and tiles_cfg.cellnet_set_counts:   # no more of a value than the set has
         cellnet.keep_to_set(read.cells, read.confidence, probs, classes,
                             tiles.tile_counts_of(game))
+    # an empty square a glare clipped white may hide a tile whose ink it clipped too:
+    # neither reader can tell, the players can ("check this cell")
+    hidden = read.blinded & np.array([[v is None for v in row] for row in read.cells])
+    read.confidence[hidden] = np.minimum(read.confidence[hidden], tiles_cfg.conf_blinded)
     if turned_unsure:   # a doubt about the board, not about any glyph: after Tesseract
         holds = np.array([[v is not None for v in row] for row in read.cells])
-        read.confidence[holds] *= tiles_cfg.conf_turn_unsure
+        # ... and about the squares its tiles would lie on were the board turned
+        doubt = holds.copy()
+        for k in ((1, 2, 3) if g.rows == g.cols else (2,)):
+            doubt |= np.rot90(holds, k)
+        read.confidence[doubt] *= tiles_cfg.conf_turn_unsure
     t5 = time.perf_counter()
     stage_ms["cells"] = (t5 - t2) * 1000
     occluded = [(int(r), int(c)) for r, c in np.argwhere(read.occluded)]

@@ -173,6 +173,9 @@ class TilesConfig:
     blanks: BlanksConfig = BlanksConfig()   # tiles with no ink (vision.blanks)
     conf_rejected_candidate: float = 0.8  # an empty cell that had tile-like ink
     conf_off_square: float = 0.5        # an empty cell whose face is not its square's
+    conf_blinded: float = 0.5           # an empty cell a glare clipped white (GridRead.blinded):
+    glare_faded: float = 0.6            # beside a tile whose ink contrast is below this share
+                                        # of the tiles' median
     conf_blank: float = 0.7             # a blank / joker (no ink to confirm it)
     conf_star_print: float = 0.5        # a joker read on a square printed with a star
                                         # (the start square): below cellnet_doubt, so the
@@ -182,7 +185,8 @@ class TilesConfig:
     upright_cells: int = 24             # tiles read under each turn to settle orientation;
     upright_margin: float = 0.05        # ... the best turn must read this much better
                                         # (mean log-probability) than the next, else ...
-    conf_turn_unsure: float = 0.5       # ... every tile's confidence is scaled by this
+    conf_turn_unsure: float = 0.5       # ... every tile's confidence is scaled by this,
+                                        # and every square a tile would lie on turned
     turnnet_lead: float = 1.0           # the turn net (vision.cellnet.turn_scores) settles
                                         # the turn when its best leads the next by this
                                         # (mean log-probability); else the tiles are read
@@ -1309,6 +1313,8 @@ class GridRead:
                              # they cannot tell)
     glare: np.ndarray        # bool: a face washed white or lifted by a glare, where a
                              # faint tile's ink may not show
+    blinded: np.ndarray      # bool: a face the camera clipped white where its square is
+                             # darker: a glare, which clips a tile's ink as well
     reads: list = field(default_factory=list)  # (CellGlyphs, {value: probability}) of
                                                # every tile read by the classifier
 
@@ -1470,7 +1476,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     clock("cells.occlusion")
 
     read = GridRead(cells, conf, occluded, stats, colours, cand, is_tile, blank, explained,
-                    sides_like, glare, reads)
+                    sides_like, glare, _blinded(stats, clipped, lifted, glyphed, cfg), reads)
     if cfg.use_tesseract if tesseract is None else tesseract:
         settle_unsure(grid_bgr, read, game, cfg)
         clock("cells.tesseract")
@@ -1979,6 +1985,19 @@ def _lifted_by_glare(stats: CellStats, colours: Squares, cfg: TilesConfig) -> np
         apart = np.nanmax(free, axis=-1) - np.nanmin(free, axis=-1)
     even = ~(lift < cfg.glare_lift) & ~(apart > cfg.glare_tint[0] + cfg.glare_tint[1] * lift)
     return known & (d.max(axis=-1) >= cfg.glare_lift) & even
+
+
+def _blinded(stats: CellStats, clipped: np.ndarray, lifted: np.ndarray, inked: np.ndarray,
+             cfg: TilesConfig) -> np.ndarray:
+    """(rows, cols) bool: faces the camera ``clipped`` white where a glare did it, not the
+    exposure (which leaves a tile's ink dark): ``lifted`` above their square's colour, or
+    beside an ``inked`` tile whose ink has faded well below the others'. There a tile's
+    ink would be clipped too."""
+    contrast = stats.contrast
+    faded = inked & (contrast < cfg.glare_faded * np.median(contrast[inked])) if inked.any() \
+        else inked
+    near = cv2.dilate(faded.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    return clipped & (lifted | near)
 
 
 def _bgr(lab: np.ndarray) -> np.ndarray:
