@@ -250,6 +250,12 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     if probs is not None and tiles_cfg.cellnet_set_counts:   # no more of a value than the set has
         cellnet.keep_to_set(read.cells, read.confidence, probs, classes,
                             tiles.tile_counts_of(game))
+    if probs is not None:
+        # the net may not overrule a calibrated set's sure readings (``leave``), but its
+        # agreement counts: as sure as the surer of the two (a square's own print, mostly)
+        agree = leave & ~read.occluded & (np.array(read.cells, dtype=object)
+                                          == np.array(classes, dtype=object)[probs.argmax(-1)])
+        read.confidence[agree] = np.maximum(read.confidence[agree], probs.max(-1)[agree])
     # an empty square a glare clipped white may hide a tile whose ink it clipped too:
     # neither reader can tell, the players can ("check this cell")
     hidden = read.blinded & np.array([[v is None for v in row] for row in read.cells])
