@@ -58,6 +58,7 @@ class Tally:
     not_found: int = 0
     flagged: int = 0  # photos reported as occluded
     silent: int | None = None  # photos with a wrong cell shown as sure (None: no confidences)
+    checks: int = 0  # cells shown "check this cell", on the photos whose board was found
     ms: list[float] = field(default_factory=list)
     confusions: Counter = field(default_factory=Counter)
 
@@ -86,6 +87,7 @@ class Tally:
         self.photos_right += not wrong
         if unsure is not None:
             self.silent = (self.silent or 0) + any(cell not in unsure for cell in wrong)
+            self.checks += len(unsure)
 
     def row(self) -> dict:
         return {
@@ -95,6 +97,8 @@ class Tally:
             "cells, board found": _pct(self.cells_right, self.cells_found, 3),
             "no board": self.not_found,
             "silent errors": "-" if self.silent is None else _pct(self.silent, self.photos),
+            "checks a photo": ("-" if self.silent is None or self.not_found == self.photos
+                               else f"{self.checks / (self.photos - self.not_found):.1f}"),
             **_times(self.ms),
             "hot spots": ", ".join(f"{t}→{r} ×{n}" for (t, r), n in
                                    self.confusions.most_common(3)) or "-",
@@ -316,6 +320,7 @@ def main(argv=None) -> int:
     started = time.time()
     table = markdown(run(args), ["set", "reader", "photos", "all right", "cells",
                                  "cells, board found", "no board", "silent errors",
+                                 "checks a photo",
                                  "median ms", "p95 ms", "wrongly flagged", "flagged",
                                  "hot spots"])
     table += f"\n\n(bench.vision, {time.time() - started:.0f} s; {' '.join(sys.argv[1:])})\n"

@@ -31,8 +31,11 @@ def test_silent_errors_are_wrong_cells_the_reader_showed_as_sure():
     t.add(truth, [[None, 5], [1, 2]], 10.0, unsure={(1, 0)})      # (1, 1) wrong, shown sure
     t.add(truth, [[None, 5], [7, None]], 10.0, unsure={(0, 1)})   # right, a doubt shown
     t.add(truth, None, 10.0, unsure=set())                        # no board: said so
-    assert t.row()["silent errors"] == "25.0 %"
+    t.add(truth, [[None, 5], [7, None]], 10.0, unsure={(0, 0), (0, 1), (1, 1)})
+    assert t.row()["silent errors"] == "20.0 %"
+    assert t.row()["checks a photo"] == "1.5"                     # 6 cells, 4 boards found
     assert Tally().row()["silent errors"] == "-"                  # a reader with no doubts
+    assert Tally().row()["checks a photo"] == "-"
 
 
 def test_a_symmetric_board_found_any_way_up_is_found():
