@@ -530,3 +530,20 @@ def test_pale_coloured_ink_is_a_tiles_ink_where_as_pale_grey_is_not():
     stats = tiles.cell_stats(grid, 1, 3)
     assert stats.contrast[0, 1] < tiles.TilesConfig().ink_min_rel_contrast * stats.face_grey[0, 1]
     assert tiles.tile_candidates(stats).tolist() == [[False, True, False]]
+
+
+@pytest.mark.parametrize("seed", [2457957866, 350137629])
+def test_numbers_tell_the_turn_of_a_board_found_a_quarter_turn_off(seed):
+    """The tiles are cut as they lie in the grid; on a board found a quarter turn off, a
+    number's two digits lie one above the other, touching as often as not. Read under
+    each turn, they must be read as two digits where they stand side by side, never as one
+    glyph (which the glyph model, trained on single digits, reads as an 8 or a 0 with a
+    confidence it should not have: both quarter turns then read almost perfectly, and
+    the vote went to the upside-down one on the first of these boards)."""
+    img, truth, _ = sample_photo("mixmath", 2, seed, resolution=(1920, 1080), hand=False,
+                                 fonts="held_out")
+    grid = oracle_grid(img, truth)                  # upright: the right turn is 0
+    for k in range(4):
+        scores = tiles.upright_scores(tiles.turned(grid, k), "mixmath")
+        best, second = np.sort(scores)[::-1][:2]
+        assert int(np.argmax(scores)) == (-k) % 4 and best - second > 0.3

@@ -1801,15 +1801,8 @@ def _tile_upright_scores(grid_bgr: np.ndarray, game: str, stats: CellStats,
                                      config=cfg) if cg.glyphs]
     if not found:
         return np.zeros(len(turns))
-    cuts = []                           # (turn, cell): the glyphs as the turned tile shows them
-    for k in turns:
-        for cg in found:
-            if k % 2 or len(cg.glyphs) == 1:
-                g = _joined(cg.glyphs)
-                cuts.append([(np.rot90(g.image, k), g.box[2] if k % 2 else g.box[3])])
-            else:   # upright or upside down: the digits side by side, in turn's order
-                order = cg.glyphs if k == 0 else cg.glyphs[::-1]
-                cuts.append([(np.rot90(g.image, k), g.box[3]) for g in order])
+    # (turn, cell): the glyphs as the turned tile shows them
+    cuts = [_turned_cut(cg.glyphs, k, mixmath, cfg) for k in turns for cg in found]
     glyphs = [g for cut in cuts for g in cut]
     feats = digits.glyph_features([im for im, _ in glyphs], [h / p for _, h in glyphs])
     probs = digits.load_model().predict_proba(feats, digits.DIGIT_CLASSES if mixmath else None)
@@ -1821,6 +1814,39 @@ def _tile_upright_scores(grid_bgr: np.ndarray, game: str, stats: CellStats,
         logq[j] = math.log(q + 1e-3)
         i += len(cut)
     return logq.reshape(len(turns), len(found)).mean(axis=1)
+
+
+_TURNED_XY = [np.array(m, float) for m in ([[1, 0], [0, 1]], [[0, -1], [1, 0]],
+                                            [[-1, 0], [0, -1]], [[0, 1], [-1, 0]])]
+"""Where ``np.rot90(image, k)`` takes a point's (x, y) (up to a shift): ``xy @ _TURNED_XY[k]``."""
+
+
+def _turned_cut(glyphs: list[Glyph], k: int, pairs: bool, cfg: TilesConfig
+                ) -> list[tuple[np.ndarray, int]]:
+    """A tile's glyphs as the tile turned by ``np.rot90`` ``k`` shows them, (image, height)
+    each: glyphs side by side there are read one by one, left to right; glyphs one above
+    the other there, as one, as a cut of the turned tile would join them. Ink wider there
+    than a digit (``pairs``: a number's two digits, touching) is cut in two at its
+    thinnest column: the glyph reader, trained on single glyphs, reads two digits as one
+    with a confidence it should not have. (The tiles are cut as they lie in the grid: on
+    a board found a quarter turn off, a number's two digits lie one above the other, and
+    touching they are one piece, or two cut across both.)"""
+    if len(glyphs) > 1:
+        centres = np.array([(x + w / 2, y + h / 2) for x, y, w, h in (g.box for g in glyphs)])
+        turned = centres @ _TURNED_XY[k % 4]
+        across, down = np.ptp(turned, axis=0)
+        if across > down:
+            return [(np.rot90(glyphs[i].image, k), glyphs[i].box[2 if k % 2 else 3])
+                    for i in np.argsort(turned[:, 0])]
+    image = np.rot90(_joined(glyphs).image, k)
+    h, w = image.shape
+    if pairs and w > cfg.digit_max_aspect * h:
+        lo, hi = (int(round(f * w)) for f in cfg.split_window)
+        x = lo + int(np.argmin(image[:, lo:hi + 1].sum(axis=0)))
+        halves = (_trimmed(Glyph((0, 0), np.ascontiguousarray(part), (0, 0, part.shape[1], h)))
+                  for part in (image[:, :x], image[:, x:]))
+        return [(g.image, g.box[3]) for g in halves]
+    return [(image, h)]
 
 
 # ------------------------------------------------------------------------ Tesseract
