@@ -173,9 +173,9 @@ class TilesConfig:
     blanks: BlanksConfig = BlanksConfig()   # tiles with no ink (vision.blanks)
     conf_rejected_candidate: float = 0.8  # an empty cell that had tile-like ink
     conf_off_square: float = 0.5        # an empty cell whose face is not its square's
-    conf_blinded: float = 0.5           # an empty cell a glare clipped white (GridRead.blinded):
-    glare_faded: float = 0.6            # beside a tile whose ink contrast is below this share
-                                        # of the tiles' median
+    conf_blinded: float = 0.5           # an empty cell a glare clipped white (GridRead.blinded)
+    glare_faded: float = 0.6            # ... which is its square lifted, or beside a tile whose
+                                        # ink contrast is below this share of the tiles' median
     conf_blank: float = 0.7             # a blank / joker (no ink to confirm it)
     conf_star_print: float = 0.5        # a joker read on a square printed with a star
                                         # (the start square): below cellnet_doubt, so the
@@ -1313,8 +1313,8 @@ class GridRead:
                              # they cannot tell)
     glare: np.ndarray        # bool: a face washed white or lifted by a glare, where a
                              # faint tile's ink may not show
-    blinded: np.ndarray      # bool: a face the camera clipped white where its square is
-                             # darker: a glare, which clips a tile's ink as well
+    blinded: np.ndarray      # bool: a face the camera clipped white by a glare (its square
+                             # darker, or a tile beside it faded), which clips a tile's ink too
     reads: list = field(default_factory=list)  # (CellGlyphs, {value: probability}) of
                                                # every tile read by the classifier
 
@@ -2020,8 +2020,9 @@ def _blinded(stats: CellStats, clipped: np.ndarray, lifted: np.ndarray, inked: n
     beside an ``inked`` tile whose ink has faded well below the others'. There a tile's
     ink would be clipped too."""
     contrast = stats.contrast
-    faded = inked & (contrast < cfg.glare_faded * np.median(contrast[inked])) if inked.any() \
-        else inked
+    faded = np.zeros_like(inked)
+    if inked.any():
+        faded = inked & (contrast < cfg.glare_faded * np.median(contrast[inked]))
     near = cv2.dilate(faded.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
     return clipped & (lifted | near)
 
