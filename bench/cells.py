@@ -28,25 +28,14 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from bench.vision import RES_12MP, RES_1080P, markdown
+from bench.vision import RES_12MP, RES_1080P, markdown, oracle_grid, oracle_location
 from samples.render import photo_seed, sample_photo
-from vision import board as vboard
 from vision import tiles
-from vision.board import BoardLocation, BoardNotFound
-from vision.reader import PX_PER_CELL, read_board, read_located
+from vision.board import BoardNotFound
+from vision.reader import read_board, read_located
 
 DEV_SEED = 555_000
 GAMES = ("mixmath", "calculissimo")
-
-
-def oracle_location(truth: dict) -> BoardLocation:
-    """The board located by the truth's grid corners."""
-    return BoardLocation.from_grid_corners(truth["game"], truth["grid_corners"])
-
-
-def oracle_grid(image: np.ndarray, truth: dict) -> np.ndarray:
-    """The playing grid rectified from the truth's grid corners."""
-    return vboard.rectify_grid(image, oracle_location(truth), PX_PER_CELL)
 
 
 def corner_error(corners: np.ndarray, truth: dict) -> float:

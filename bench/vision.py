@@ -36,7 +36,7 @@ from tqdm import tqdm
 from samples.render import photo_seed, sample_photo
 from samples.reshoot import reshoot
 from vision import board as vboard
-from vision.board import BoardNotFound
+from vision.board import BoardLocation, BoardNotFound
 from vision.reader import PX_PER_CELL, read_board
 from vision.tiles import tesseract_read
 
@@ -59,14 +59,18 @@ class Tally:
     flagged: int = 0  # photos reported as occluded
     silent: int | None = None  # photos with a wrong cell shown as sure (None: no confidences)
     checks: int = 0  # cells shown "check this cell", on the photos whose board was found
+    erased: int | None = None  # photos with a tile whose ink the photo lost (None: not known)
     ms: list[float] = field(default_factory=list)
     confusions: Counter = field(default_factory=Counter)
 
     def add(self, truth_cells, read_cells, ms: float | None, flagged: bool = False,
-            unsure: set | None = None) -> None:
+            unsure: set | None = None, erased: bool | None = None) -> None:
         """One photo's reading (``read_cells`` None: no board found); ``unsure``: the cells
-        it shows the players to check, when the reader says."""
+        it shows the players to check, when the reader says; ``erased``: whether the photo
+        lost a tile's ink (:func:`erased`), when known."""
         self.photos += 1
+        if erased is not None:
+            self.erased = (self.erased or 0) + erased
         self.flagged += flagged
         if ms is not None:
             self.ms.append(ms)
@@ -97,6 +101,7 @@ class Tally:
             "cells, board found": _pct(self.cells_right, self.cells_found, 3),
             "no board": self.not_found,
             "silent errors": "-" if self.silent is None else _pct(self.silent, self.photos),
+            "ink erased": "-" if self.erased is None else _pct(self.erased, self.photos),
             "checks a photo": ("-" if self.silent is None or self.not_found == self.photos
                                else f"{self.checks / (self.photos - self.not_found):.1f}"),
             **_times(self.ms),
@@ -165,6 +170,38 @@ def _photos(game: str, tier: int, n: int, *, salt: int, resolution, hand: bool, 
         yield image, truth
 
 
+def oracle_location(truth: dict) -> BoardLocation:
+    """The board located by the truth's grid corners."""
+    return BoardLocation.from_grid_corners(truth["game"], truth["grid_corners"])
+
+
+def oracle_grid(image: np.ndarray, truth: dict) -> np.ndarray:
+    """The playing grid rectified from the truth's grid corners."""
+    return vboard.rectify_grid(image, oracle_location(truth), PX_PER_CELL)
+
+
+ERASED_BELOW = 12.0
+"""Grey levels: a tile whose ink stands less than this below its face (the median of its
+middle less its darkest percent, blurred 3x3, in the grid rectified from the true
+corners) has lost its ink to the photo (a glare clipped face and ink alike to white)."""
+
+
+def erased(image: np.ndarray, truth: dict) -> bool:
+    """Whether a tile with ink (not a joker) has none left in the photo: no reader can
+    read it, and every photo with one is a miss (development photos: none read right)."""
+    grid = cv2.GaussianBlur(cv2.cvtColor(oracle_grid(image, truth), cv2.COLOR_BGR2GRAY),
+                            (3, 3), 0)
+    p, m = PX_PER_CELL, int(0.15 * PX_PER_CELL)
+    for r, row in enumerate(truth["cells"]):
+        for c, v in enumerate(row):
+            if v is None or v == "?":
+                continue
+            face = grid[r * p + m:(r + 1) * p - m, c * p + m:(c + 1) * p - m]
+            if np.median(face) - np.percentile(face, 1) < ERASED_BELOW:
+                return True
+    return False
+
+
 def _truth_cells(truth: dict):
     """The truth's cells with occluded cells masked out of the comparison (None)."""
     hidden = {tuple(c) for c in truth.get("occluded", [])}
@@ -184,14 +221,14 @@ def run(args) -> list[dict]:
                                                        resolution=RES_1080P, hand=False,
                                                        desc=label)):
                 cells, ms, flagged, unsure = boardsight_read(image, game)
-                ours.add(truth["cells"], cells, ms, flagged, unsure)
+                ours.add(truth["cells"], cells, ms, flagged, unsure, erased(image, truth))
                 if i < args.baseline_n:
                     cells, ms, _ = tesseract_only_read(image, game)
                     baseline.add(truth["cells"], cells, ms)
             for image, truth in _photos(game, tier, args.big_n, salt=salt + 50,
                                         resolution=RES_12MP, hand=False, desc=label + " 12MP"):
                 cells, ms, flagged, unsure = boardsight_read(image, game)
-                big.add(truth["cells"], cells, ms, flagged, unsure)
+                big.add(truth["cells"], cells, ms, flagged, unsure, erased(image, truth))
             rows.append({"set": label, "reader": "boardsight 1080p", **ours.row(),
                          "wrongly flagged": _pct(ours.flagged, ours.photos)})
             rows.append({"set": label, "reader": "boardsight 12 MP", **big.row(),
@@ -320,7 +357,7 @@ def main(argv=None) -> int:
     started = time.time()
     table = markdown(run(args), ["set", "reader", "photos", "all right", "cells",
                                  "cells, board found", "no board", "silent errors",
-                                 "checks a photo",
+                                 "checks a photo", "ink erased",
                                  "median ms", "p95 ms", "wrongly flagged", "flagged",
                                  "hot spots"])
     table += f"\n\n(bench.vision, {time.time() - started:.0f} s; {' '.join(sys.argv[1:])})\n"

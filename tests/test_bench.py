@@ -121,3 +121,17 @@ def test_another_games_boards_are_counted_as_refused_or_taken_for_which_game(mon
     assert row["photos"] == 2 * 2 * 3 * 2 and row["no board"] == 12
     assert row["all right"] == "50.0 %"
     assert row["hot spots"] == "mastermind→mixmath ×6, mastermind→calculissimo ×6"
+
+
+def test_a_tile_whose_ink_the_photo_lost_is_counted_as_erased():
+    """bench.vision's *ink erased*: a glare clipped this tile's face and ink alike to
+    white (no reader can read it); another photo of the same series lost none."""
+    from bench.vision import Tally, erased
+    from samples.render import sample_photo
+    lost, kept = (sample_photo("calculissimo", 1, seed, resolution=(1920, 1080), hand=False,
+                               fonts="held_out")[:2] for seed in (2527613801, 1688853154))
+    assert erased(*lost) and not erased(*kept)
+    t = Tally()
+    t.add(lost[1]["cells"], lost[1]["cells"], 10.0, unsure=set(), erased=True)
+    t.add(kept[1]["cells"], kept[1]["cells"], 10.0, unsure=set(), erased=False)
+    assert t.row()["ink erased"] == "50.0 %" and Tally().row()["ink erased"] == "-"
