@@ -188,7 +188,7 @@ corners) has lost its ink to the photo (a glare clipped face and ink alike to wh
 
 def erased(image: np.ndarray, truth: dict) -> bool:
     """Whether a tile with ink (not a joker) has none left in the photo: a reader reads
-    it by luck only (of 10 such development photos none was read right; of the
+    it by luck only (of 12 such development photos none was read right; of the
     benchmark's 3 at Calculissimo tier 1, one)."""
     grid = cv2.GaussianBlur(cv2.cvtColor(oracle_grid(image, truth), cv2.COLOR_BGR2GRAY),
                             (3, 3), 0)
