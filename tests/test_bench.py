@@ -126,7 +126,7 @@ def test_another_games_boards_are_counted_as_refused_or_taken_for_which_game(mon
 def test_a_tile_whose_ink_the_photo_lost_is_counted_as_erased():
     """bench.vision's *ink erased*: a glare clipped this tile's face and ink alike to
     white (a reader reads it by luck only); another photo of the same series lost none."""
-    from bench.vision import Tally, erased
+    from bench.vision import erased
     from samples.render import sample_photo
     lost, kept = (sample_photo("calculissimo", 1, seed, resolution=(1920, 1080), hand=False,
                                fonts="held_out")[:2] for seed in (2527613801, 1688853154))
