@@ -258,10 +258,10 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
         read.confidence[agree] = np.maximum(read.confidence[agree], probs.max(-1)[agree])
     # an empty square a glare clipped white may hide a tile whose ink it clipped too:
     # neither reader can tell, the players can ("check this cell")
-    hidden = read.blinded & np.array([[v is None for v in row] for row in read.cells])
+    holds = np.array([[v is not None for v in row] for row in read.cells])
+    hidden = read.blinded & ~holds
     read.confidence[hidden] = np.minimum(read.confidence[hidden], tiles_cfg.conf_blinded)
     if turned_unsure:   # a doubt about the board, not about any glyph: after Tesseract
-        holds = np.array([[v is not None for v in row] for row in read.cells])
         # ... and about the squares its tiles would lie on were the board turned
         doubt = holds.copy()
         for k in ((1, 2, 3) if g.rows == g.cols else (2,)):
