@@ -192,15 +192,13 @@ def erased(image: np.ndarray, truth: dict) -> bool:
     benchmark's 3 at Calculissimo tier 1, one)."""
     grid = cv2.GaussianBlur(cv2.cvtColor(oracle_grid(image, truth), cv2.COLOR_BGR2GRAY),
                             (3, 3), 0)
+    rows, cols = truth["rows"], truth["cols"]
     p, m = PX_PER_CELL, int(0.15 * PX_PER_CELL)
-    for r, row in enumerate(truth["cells"]):
-        for c, v in enumerate(row):
-            if v is None or v == "?":
-                continue
-            face = grid[r * p + m:(r + 1) * p - m, c * p + m:(c + 1) * p - m]
-            if np.median(face) - np.percentile(face, 1) < ERASED_BELOW:
-                return True
-    return False
+    faces = (grid.reshape(rows, p, cols, p)[:, m:p - m, :, m:p - m]
+             .transpose(0, 2, 1, 3).reshape(rows, cols, -1))
+    ink = np.median(faces, axis=-1) - np.percentile(faces, 1, axis=-1)
+    inked = np.array([[v is not None and v != "?" for v in row] for row in truth["cells"]])
+    return bool((inked & (ink < ERASED_BELOW)).any())
 
 
 def _truth_cells(truth: dict):

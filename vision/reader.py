@@ -250,7 +250,7 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     if probs is not None and tiles_cfg.cellnet_set_counts:   # no more of a value than the set has
         cellnet.keep_to_set(read.cells, read.confidence, probs, classes,
                             tiles.tile_counts_of(game))
-    if probs is not None:
+    if probs is not None and calibrated:
         # the net may not overrule a calibrated set's sure readings (``leave``), but its
         # agreement counts: as sure as the surer of the two (a square's own print, mostly)
         agree = leave & ~read.occluded & (np.array(read.cells, dtype=object)

@@ -174,8 +174,9 @@ class TilesConfig:
     conf_rejected_candidate: float = 0.8  # an empty cell that had tile-like ink
     conf_off_square: float = 0.5        # an empty cell whose face is not its square's
     conf_blinded: float = 0.5           # an empty cell a glare clipped white (GridRead.blinded)
-    glare_faded: float = 0.6            # ... which is its square lifted, or beside a tile whose
-                                        # ink contrast is below this share of the tiles' median
+    glare_faded: float = 0.6            # ... the glare's doing: its square lifted, or a tile
+                                        # beside it of ink contrast below this share of the
+                                        # tiles' median
     conf_blank: float = 0.7             # a blank / joker (no ink to confirm it)
     conf_star_print: float = 0.5        # a joker read on a square printed with a star
                                         # (the start square): below cellnet_doubt, so the
