@@ -219,6 +219,9 @@ class BoardView:
 
 CONVS = ((16, 3), (24, 3), (48, 3))   # (channels, kernel) of each convolution, stride 2
 HIDDEN = 128                          # the dense layer between them and the classes
+BATCH = 32                            # crops a forward pass takes at once: their unrolled
+                                      # windows stay in the cache (measured: 169 crops at
+                                      # once take twice as long; 32 to 64, the same)
 _FIRST_TAPS = 3 * 3                   # the first layer's kernel (CONVS, TURN_CONVS: 3x3)
 
 
@@ -278,12 +281,13 @@ class CellNet:
             w0 = w0[:, 0].reshape(taps * 3, -1)
         w0 = w0 / np.tile(spread, taps)[:, None]
         b0 = b0 - np.tile(med, taps) @ w0
-        x = _conv(crops, w0, b0, 2, med)
-        for i in range(1, len(CONVS)):
-            x = _conv(x, self.w[f"conv{i}.w"], self.w[f"conv{i}.b"], 2)
-        x = x.reshape(len(x), -1)
-        x = np.maximum(x @ self.w["fc0.w"] + self.w["fc0.b"], 0)
-        z = x @ self.w["fc1.w"] + self.w["fc1.b"]
+        z = np.empty((len(crops), len(self.w["fc1.b"])), np.float32)
+        for i in range(0, len(crops), BATCH):
+            x = _conv(crops[i:i + BATCH], w0, b0, 2, med)
+            for k in range(1, len(CONVS)):
+                x = _conv(x, self.w[f"conv{k}.w"], self.w[f"conv{k}.b"], 2)
+            x = np.maximum(x.reshape(len(x), -1) @ self.w["fc0.w"] + self.w["fc0.b"], 0)
+            z[i:i + BATCH] = x @ self.w["fc1.w"] + self.w["fc1.b"]
         z -= z.max(1, keepdims=True)
         e = np.exp(z)
         return e / e.sum(1, keepdims=True)
