@@ -77,6 +77,28 @@ def test_the_shipped_nets_have_the_layout_the_forward_expects():
         assert probs[0].argmax() == 0        # the board's median colour all over: empty
 
 
+def test_a_board_read_in_batches_reads_each_crop_as_alone():
+    """The forward takes BATCH crops at a time (for the cache): a crop's probabilities do
+    not depend on the batch it fell in."""
+    rng = np.random.default_rng(11)
+    net = cellnet.load("calculissimo")
+    n = 2 * cellnet.BATCH + 5
+    crops = rng.integers(0, 256, (n, cellnet.CROP_PX, cellnet.CROP_PX, 3), dtype=np.uint8)
+    context = rng.integers(0, 256, (2, cellnet.CROP_PX, cellnet.CROP_PX, 3), dtype=np.uint8)
+    norm = np.float32([[150, 160, 170], [60, 60, 60]])
+    together = net.probabilities(crops, norm, context)
+    alone = np.concatenate([net.probabilities(crops[k:k + 1], norm, context) for k in range(n)])
+    np.testing.assert_allclose(together, alone, rtol=1e-4, atol=1e-6)
+    assert len(set(together.argmax(1))) > 1      # distinct crops, distinct answers
+
+
+def test_the_context_median_is_numpys():
+    rng = np.random.default_rng(5)
+    for n in (1, 7, 48):
+        x = rng.integers(0, 256, (n, 4, 3, 3), dtype=np.uint8)
+        np.testing.assert_array_equal(cellnet.median_u8(x), np.median(x, axis=0))
+
+
 @pytest.mark.parametrize("seed, cell, value", [
     (338, (9, 4), "?"),    # a blank joker the colour of its square: its edge shows
     (337, (12, 7), "+"),   # a pale + the glyph reader took for a blank
