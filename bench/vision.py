@@ -125,6 +125,28 @@ def _pct(a: int, b: int, digits: int = 1) -> str:
     return f"{100 * a / b:.{digits}f} %" if b else "-"
 
 
+def machine_ms(repeats: int = 15) -> float:
+    """The machine's speed now, to set beside the read times: a fixed numpy and OpenCV
+    workload of a reading's kind (a warp, a median, small matrix products), no
+    boardsight code, so it does not change with the reader; ms, the median of
+    ``repeats``. On a shared machine the same code's read times drift by tens of percent
+    between (and within) sessions; this drifts with them."""
+    rng = np.random.default_rng(0)
+    image = rng.integers(0, 256, (1080, 1920, 3), dtype=np.uint8)
+    to_grid = np.array([[1.1, 0.05, -300], [0.02, 1.15, -60], [1e-5, 2e-5, 1.0]])
+    windows = rng.random((169 * 64, 144), dtype=np.float32)
+    weights = rng.random((144, 24), dtype=np.float32)
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        cv2.warpPerspective(image, to_grid, (960, 960), flags=cv2.INTER_LINEAR)
+        np.median(image[:480, :480].reshape(48, -1), axis=0)
+        for _ in range(4):
+            np.maximum(windows @ weights, 0)
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times)
+
+
 # -- the two readers -----------------------------------------------------------------------
 
 
@@ -353,13 +375,15 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, help="also write the table to this file")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)  # one core, as the targets are stated
-    started = time.time()
+    started, machine = time.time(), machine_ms()
     table = markdown(run(args), ["set", "reader", "photos", "all right", "cells",
                                  "cells, board found", "no board", "silent errors",
                                  "checks a photo", "ink erased",
                                  "median ms", "p95 ms", "wrongly flagged", "flagged",
                                  "hot spots"])
-    table += f"\n\n(bench.vision, {time.time() - started:.0f} s; {' '.join(sys.argv[1:])})\n"
+    table += (f"\n\n(bench.vision, {time.time() - started:.0f} s; the machine's reference "
+              f"workload {machine:.1f} ms at the start, {machine_ms():.1f} ms at the end "
+              f"(bench.vision.machine_ms); {' '.join(sys.argv[1:])})\n")
     print(table)
     if args.out:
         args.out.write_text(table)

@@ -135,3 +135,14 @@ def test_a_tile_whose_ink_the_photo_lost_is_counted_as_erased():
     t.add(lost[1]["cells"], lost[1]["cells"], 10.0, unsure=set(), erased=True)
     t.add(kept[1]["cells"], kept[1]["cells"], 10.0, unsure=set(), erased=False)
     assert t.row()["ink erased"] == "50.0 %" and Tally().row()["ink erased"] == "-"
+
+
+def test_the_table_says_how_fast_the_machine_was_at_its_start_and_end(monkeypatch, capsys):
+    """Read times drift with a shared machine: the footer carries a fixed workload's time
+    measured before and after the photos, to set runs of different days side by side."""
+    from bench import vision as bench
+    speeds = iter([12.0, 18.5])
+    monkeypatch.setattr(bench, "machine_ms", lambda: next(speeds))
+    monkeypatch.setattr(bench, "run", lambda args: [])
+    assert bench.main(["--n", "0"]) == 0
+    assert "reference workload 12.0 ms at the start, 18.5 ms at the end" in capsys.readouterr().out
