@@ -963,14 +963,22 @@ def _cut_glyphs(grey, labels, group_of, gid, st, members, split, face, contrast,
 _KERNEL3 = np.ones((3, 3), np.uint8)
 
 
+def _ink_span(image: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """A soft ink image cropped to the rows/columns that hold ink, and the crop's x, y in
+    it (the whole image where none does)."""
+    ys, xs = np.nonzero(image > 0.25)
+    if len(xs) == 0:
+        return image, 0, 0
+    return image[ys.min():ys.max() + 1, xs.min():xs.max() + 1], int(xs.min()), int(ys.min())
+
+
 def _trimmed(g: Glyph) -> Glyph:
     """Crop a glyph to the rows/columns that hold ink."""
-    ys, xs = np.nonzero(g.image > 0.25)
-    if len(xs) == 0:
+    img, dx, dy = _ink_span(g.image)
+    if img is g.image:
         return g
-    x, y, w, h = g.box
-    img = g.image[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
-    return Glyph(g.cell, img, (x + int(xs.min()), y + int(ys.min()), img.shape[1], img.shape[0]))
+    x, y, _, _ = g.box
+    return Glyph(g.cell, img, (x + dx, y + dy, img.shape[1], img.shape[0]))
 
 
 # ------------------------------------------------------------------------- the reader
@@ -1844,9 +1852,8 @@ def _turned_cut(glyphs: list[Glyph], k: int, pairs: bool, cfg: TilesConfig
     if pairs and w > cfg.digit_max_aspect * h:
         lo, hi = (int(round(f * w)) for f in cfg.split_window)
         x = lo + int(np.argmin(image[:, lo:hi + 1].sum(axis=0)))
-        halves = (_trimmed(Glyph((0, 0), np.ascontiguousarray(part), (0, 0, part.shape[1], h)))
-                  for part in (image[:, :x], image[:, x:]))
-        return [(g.image, g.box[3]) for g in halves]
+        halves = (_ink_span(np.ascontiguousarray(part))[0] for part in (image[:, :x], image[:, x:]))
+        return [(half, half.shape[0]) for half in halves]
     return [(image, h)]
 
 
