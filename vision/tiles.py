@@ -1852,7 +1852,8 @@ def _turned_cut(glyphs: list[Glyph], k: int, pairs: bool, cfg: TilesConfig
     if pairs and w > cfg.digit_max_aspect * h:
         lo, hi = (int(round(f * w)) for f in cfg.split_window)
         x = lo + int(np.argmin(image[:, lo:hi + 1].sum(axis=0)))
-        halves = (_ink_span(np.ascontiguousarray(part))[0] for part in (image[:, :x], image[:, x:]))
+        halves = (_ink_span(np.ascontiguousarray(part))[0]
+                  for part in (image[:, :x], image[:, x:]))
         return [(half, half.shape[0]) for half in halves]
     return [(image, h)]
 
