@@ -574,3 +574,21 @@ def test_the_sides_overrule_a_joker_the_net_sees_on_a_square_that_looks_empty():
                          config=replace(tiles.TilesConfig(), cellnet_bare_sides=None))
     assert without.cells[0][4] == "?" and without.cells[10][5] is None
     assert read_board(img, "calculissimo").cells == truth["cells"]
+
+
+def test_a_joker_the_sides_veto_is_shown_unsure_not_empty_for_sure():
+    """A seeded tier-2 Calculissimo render (held-out font, development seeds): two white
+    jokers on pale squares whose sides look like the empty squares' (2.8 spreads). The
+    net gives them 0.98 and 0.63, the sides' veto keeps them empty — wrongly, but the
+    reading asks ("check this") rather than scoring an empty square as sure: no wrong
+    cell is shown sure."""
+    from samples.render import sample_photo
+    from vision.reader import read_board
+    img, truth, _ = sample_photo("calculissimo", 2, 1549550994, fonts="held_out", hand=False,
+                                 resolution=(1920, 1080))
+    reading = read_board(img, "calculissimo")
+    for r, c in ((7, 6), (2, 5)):
+        assert truth["cells"][r][c] == "?" and reading.cells[r][c] is None
+        assert reading.confidence[r, c] < 0.4
+    wrong = np.array(reading.cells, dtype=object) != np.array(truth["cells"], dtype=object)
+    assert wrong.any() and (reading.confidence[wrong] < 0.9).all()

@@ -111,15 +111,18 @@ def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: n
     net's ``probs`` under ``cfg``'s rules: the sides' veto on the net's jokers
     (:func:`vision.cellnet.bare_of_jokers`), then :func:`vision.cellnet.fuse` (``sides``:
     ``GridRead.sides_like``, ``glare``: ``GridRead.glare``; ``inked_jokers``: the set's
-    jokers wear a star, boardsight's print-and-play). Returns the
+    jokers wear a star, boardsight's print-and-play), then the net's doubt on the jokers
+    kept off (:func:`vision.cellnet.doubt_unseen_jokers`). Returns the
     probabilities as weighed, which the set's counts then go on. (``bench.fusion`` replays
     the reading's weighing through this.)"""
     classes = cellnet.CLASSES[game]
+    seen = probs   # the net's own answer: the veto changes the choice, not its doubt
     if cfg.cellnet_bare_sides is not None:
         probs = cellnet.bare_of_jokers(probs, classes, sides, cells, cfg.cellnet_bare_sides)
     cellnet.fuse(cells, confidence, leave, probs, classes, cfg.weighing,
                  blanks=tiles.blank_tiles_of(game), sides=sides, glare=glare,
                  inked_jokers=inked_jokers)
+    cellnet.doubt_unseen_jokers(cells, confidence, leave, seen, classes)
     return probs
 
 
