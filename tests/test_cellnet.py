@@ -592,3 +592,21 @@ def test_a_joker_the_sides_veto_is_shown_unsure_not_empty_for_sure():
         assert reading.confidence[r, c] < 0.4
     wrong = np.array(reading.cells, dtype=object) != np.array(truth["cells"], dtype=object)
     assert wrong.any() and (reading.confidence[wrong] < 0.9).all()
+
+
+def test_a_tile_whose_ink_a_glare_took_is_shown_unsure_not_empty_for_sure():
+    """A seeded tier-2 Calculissimo render (held-out font, development seeds) whose glare
+    clips four tiles' faces and ink alike to white: the glyph reader sees empty squares,
+    sure of them; the net, unsure of anything there, gives each an empty square at most
+    0.2. Under the glare the glyph reader's empty square is no evidence: each is shown as
+    unsure as the net, and no wrong cell is shown sure."""
+    from samples.render import sample_photo
+    from vision.reader import read_board
+    img, truth, _ = sample_photo("calculissimo", 2, 564646721, fonts="held_out", hand=False,
+                                 resolution=(1920, 1080))
+    reading = read_board(img, "calculissimo")
+    for r, c in ((10, 5), (10, 6), (11, 4), (11, 5)):
+        assert truth["cells"][r][c] is not None and reading.cells[r][c] is None
+        assert reading.confidence[r, c] < 0.5
+    wrong = np.array(reading.cells, dtype=object) != np.array(truth["cells"], dtype=object)
+    assert (reading.confidence[wrong] < 0.9).all()

@@ -437,29 +437,37 @@ def bare_of_jokers(probs: np.ndarray, classes: tuple, sides: np.ndarray,
     return probs
 
 
-def doubt_unseen_jokers(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
-                        probs: np.ndarray, classes: tuple) -> None:
-    """An empty reading where the net's answer (``probs``, before the sides' veto) is a
-    joker is no surer than the net leaves room for, whichever rule kept the square empty
-    (the sides' veto, the set's count of jokers): a blank joker on a square of its own
-    colour shows no rim the photo keeps, and neither reader can rule it out — the players
+def doubt_the_unseen(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
+                     probs: np.ndarray, classes: tuple, glare: np.ndarray | None = None
+                     ) -> None:
+    """An empty reading is no surer than the net (``probs``, before the sides' veto)
+    leaves room for where a tile may lie unseen: where the net's answer is a joker,
+    whichever rule kept the square empty (the sides' veto, the set's count of jokers) — a
+    blank joker on a square of its own colour shows no rim the photo keeps; and under a
+    ``glare`` ((rows, cols) bool, :attr:`vision.tiles.GridRead.glare`), where the glyph
+    reader's empty square is no evidence — the glare may have taken a tile's ink — as sure
+    as the net is of the empty square. Neither reader can rule such a tile out; the players
     can ("check this cell"). ``confidence`` changes in place; the cells to ``leave`` stay.
-    (Calculissimo tier-2 development photos: photos with a wrong cell shown sure 15 -> 10
-    of 199, cells shown "check this" 2.5 -> 2.9 a photo.)
+    (Development photos, tier 2, photos with a wrong cell shown sure: Calculissimo 20 -> 10
+    of 299, Mixmath 1 -> 0 of 100; cells shown "check this" 3.0 -> 4.3 and 2.2 -> 2.7 a
+    photo, at tier 1 +0.1.)
 
-    >>> conf = np.array([[1.0, 1.0, 1.0]])
-    >>> probs = np.array([[[0.1, 0.0, 0.9], [0.7, 0.0, 0.3], [0.1, 0.0, 0.9]]])
-    >>> doubt_unseen_jokers([[None, None, "4"]], conf, np.zeros((1, 3), bool), probs,
-    ...                     (None, "4", "?"))
+    >>> conf = np.array([[1.0, 1.0, 1.0, 1.0]])
+    >>> probs = np.array([[[0.1, 0.0, 0.9], [0.7, 0.0, 0.3], [0.1, 0.0, 0.9], [0.7, 0.3, 0]]])
+    >>> doubt_the_unseen([[None, None, "4", None]], conf, np.zeros((1, 4), bool), probs,
+    ...                  (None, "4", "?"), glare=np.array([[False, False, False, True]]))
     >>> conf.round(2).tolist()
-    [[0.1, 1.0, 1.0]]
+    [[0.1, 1.0, 1.0, 0.7]]
     """
-    if "?" not in classes:
-        return
-    joker = classes.index("?")
-    doubted = ((probs.argmax(-1) == joker) & ~leave
-               & np.array([[v is None for v in row] for row in cells]))
-    confidence[doubted] = np.minimum(confidence[doubted], 1 - probs[doubted, joker])
+    empty = ~leave & np.array([[v is None for v in row] for row in cells])
+    if "?" in classes:
+        joker = classes.index("?")
+        doubted = empty & (probs.argmax(-1) == joker)
+        confidence[doubted] = np.minimum(confidence[doubted], 1 - probs[doubted, joker])
+    if glare is not None:
+        glared = empty & glare
+        p_empty = probs[..., classes.index(None)]
+        confidence[glared] = np.minimum(confidence[glared], p_empty[glared])
 
 
 @dataclass(frozen=True)

@@ -111,8 +111,8 @@ def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: n
     net's ``probs`` under ``cfg``'s rules: the sides' veto on the net's jokers
     (:func:`vision.cellnet.bare_of_jokers`), then :func:`vision.cellnet.fuse` (``sides``:
     ``GridRead.sides_like``, ``glare``: ``GridRead.glare``; ``inked_jokers``: the set's
-    jokers wear a star, boardsight's print-and-play), then the net's doubt on the jokers
-    kept off (:func:`vision.cellnet.doubt_unseen_jokers`). Returns the
+    jokers wear a star, boardsight's print-and-play), then the net's doubt where a tile
+    may lie unseen (:func:`vision.cellnet.doubt_the_unseen`). Returns the
     probabilities as weighed, which the set's counts then go on. (``bench.fusion`` replays
     the reading's weighing through this.)"""
     classes = cellnet.CLASSES[game]
@@ -122,7 +122,7 @@ def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: n
     cellnet.fuse(cells, confidence, leave, probs, classes, cfg.weighing,
                  blanks=tiles.blank_tiles_of(game), sides=sides, glare=glare,
                  inked_jokers=inked_jokers)
-    cellnet.doubt_unseen_jokers(cells, confidence, leave, seen, classes)
+    cellnet.doubt_the_unseen(cells, confidence, leave, seen, classes, glare)
     return probs
 
 
