@@ -281,13 +281,11 @@ def test_a_glare_the_camera_clipped_on_coloured_squares_is_no_hand(seed):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed, net_fooled", [(2527613801, True), (1706393677, False)])
-def test_a_tile_a_glare_clipped_white_is_no_sure_empty_square(seed, net_fooled):
+@pytest.mark.parametrize("seed", [2527613801, 1706393677])
+def test_a_tile_a_glare_clipped_white_is_no_sure_empty_square(seed):
     """A glare clipped a tile's face and ink alike to white (the rest of the board too
     bright already, or the glare strong): no reader can tell it from an empty square, and
-    the reading says so ("check this cell") instead of a sure empty square. Where the net
-    too is sure of an empty square, the clipped face alone says so (``conf_blinded``);
-    where it is not, its doubt does (:func:`vision.cellnet.doubt_the_unseen`)."""
+    the reading says so ("check this cell") instead of a sure empty square."""
     render = pytest.importorskip("samples.render")
     image, truth, _ = render.sample_photo("calculissimo", 1, seed, resolution=(1920, 1080),
                                           fonts="held_out", hand=False)
@@ -295,9 +293,9 @@ def test_a_tile_a_glare_clipped_white_is_no_sure_empty_square(seed, net_fooled):
     wrong = {(r, c) for r in range(reading.rows) for c in range(reading.cols)
              if reading.cells[r][c] != truth["cells"][r][c]}
     assert wrong and wrong <= set(reading.unsure())
-    unblinded = read_board(image, "calculissimo",
-                           config=replace(tiles.TilesConfig(), conf_blinded=1.0))
-    assert bool(wrong - set(unblinded.unsure())) == net_fooled
+    before = read_board(image, "calculissimo",
+                        config=replace(tiles.TilesConfig(), conf_blinded=1.0))
+    assert wrong - set(before.unsure())
 
 
 @pytest.mark.slow

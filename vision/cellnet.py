@@ -438,36 +438,42 @@ def bare_of_jokers(probs: np.ndarray, classes: tuple, sides: np.ndarray,
 
 
 def doubt_the_unseen(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
-                     probs: np.ndarray, classes: tuple, glare: np.ndarray | None = None
-                     ) -> None:
+                     probs: np.ndarray, classes: tuple, glare: np.ndarray | None = None,
+                     glared_odds: float | None = None) -> None:
     """An empty reading is no surer than the net (``probs``, before the sides' veto)
-    leaves room for where a tile may lie unseen: where the net's answer is a joker,
-    whichever rule kept the square empty (the sides' veto, the set's count of jokers) — a
-    blank joker on a square of its own colour shows no rim the photo keeps; and under a
-    ``glare`` ((rows, cols) bool, :attr:`vision.tiles.GridRead.glare`), where the glyph
-    reader's empty square is no evidence — the glare may have taken a tile's ink — as sure
-    as the net is of the empty square. Neither reader can rule such a tile out; the players
-    can ("check this cell"). ``confidence`` changes in place; the cells to ``leave`` stay.
-    (Development photos, tier 2, photos with a wrong cell shown sure: Calculissimo 20 -> 10
-    of 299, Mixmath 1 -> 0 of 100; cells shown "check this" 3.0 -> 4.3 and 2.2 -> 2.7 a
-    photo, at tier 1 +0.1.)
+    leaves room for where a tile may lie unseen. Where the net's answer is a joker,
+    whichever rule kept the square empty (the sides' veto, the set's count of jokers): a
+    blank joker on a square of its own colour shows no rim the photo keeps. And under a
+    ``glare`` ((rows, cols) bool, :attr:`vision.tiles.GridRead.glare`), which may have
+    taken a tile's ink: there the glyph reader's empty square is worth ``glared_odds`` to
+    one at most, the net's odds on it multiplied by that. Neither reader can rule such a
+    tile out; the players can ("check this cell"). ``confidence`` changes in place; the
+    cells to ``leave`` stay.
+
+    Development photos, 1080p (Calculissimo tier 2, 299): photos with a wrong cell shown
+    sure 20 -> 15 by the jokers, -> 10 by the glare at odds 3 (odds 1, 5, 10: 10, 11, 13),
+    cells shown "check this" 3.0 -> 3.4 -> 4.1 a photo. There the glyph reader's empty
+    square proved worth 6-30 to one (of the cells the net gave an empty square 0.3-0.6,
+    94 % were empty); 3 leaves room. Mixmath tier 2 (100): 1 -> 0, 2.2 -> 2.5; tier 1:
+    none either way, +0.05 a photo.
 
     >>> conf = np.array([[1.0, 1.0, 1.0, 1.0]])
-    >>> probs = np.array([[[0.1, 0.0, 0.9], [0.7, 0.0, 0.3], [0.1, 0.0, 0.9], [0.7, 0.3, 0]]])
+    >>> probs = np.array([[[0.1, 0.0, 0.9], [0.7, 0.0, 0.3], [0.1, 0.0, 0.9], [0.4, 0.6, 0]]])
     >>> doubt_the_unseen([[None, None, "4", None]], conf, np.zeros((1, 4), bool), probs,
-    ...                  (None, "4", "?"), glare=np.array([[False, False, False, True]]))
+    ...                  (None, "4", "?"), np.array([[False, False, False, True]]), 3.0)
     >>> conf.round(2).tolist()
-    [[0.1, 1.0, 1.0, 0.7]]
+    [[0.1, 1.0, 1.0, 0.67]]
     """
     empty = ~leave & np.array([[v is None for v in row] for row in cells])
     if "?" in classes:
         joker = classes.index("?")
         doubted = empty & (probs.argmax(-1) == joker)
         confidence[doubted] = np.minimum(confidence[doubted], 1 - probs[doubted, joker])
-    if glare is not None:
+    if glare is not None and glared_odds is not None:
         glared = empty & glare
-        p_empty = probs[..., classes.index(None)]
-        confidence[glared] = np.minimum(confidence[glared], p_empty[glared])
+        p = probs[glared, classes.index(None)]
+        confidence[glared] = np.minimum(confidence[glared],
+                                        glared_odds * p / (glared_odds * p + 1 - p))
 
 
 @dataclass(frozen=True)

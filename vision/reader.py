@@ -122,7 +122,8 @@ def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: n
     cellnet.fuse(cells, confidence, leave, probs, classes, cfg.weighing,
                  blanks=tiles.blank_tiles_of(game), sides=sides, glare=glare,
                  inked_jokers=inked_jokers)
-    cellnet.doubt_the_unseen(cells, confidence, leave, seen, classes, glare)
+    cellnet.doubt_the_unseen(cells, confidence, leave, seen, classes, glare,
+                             cfg.cellnet_glared_empty_odds)
     return probs
 
 

@@ -232,6 +232,9 @@ class TilesConfig:
                                         # squares' (less than z spreads towards the inked
                                         # tiles') takes no joker from the net (cellnet.
                                         # bare_of_jokers), unless the glyph reader saw one
+    cellnet_glared_empty_odds: float | None = 3.0   # under a glare the glyph reader's
+                                        # empty square is worth these odds to the net's, no
+                                        # more (cellnet.doubt_the_unseen)
     cellnet_on_glyphless: bool = True   # on a calibrated set the net also weighs in on a
                                         # tile the glyph reader cut no glyph from
     cellnet_set_counts: bool = True     # no more tiles of a value than the set has: the
