@@ -598,8 +598,8 @@ def test_a_tile_whose_ink_a_glare_took_is_shown_unsure_not_empty_for_sure():
     """A seeded tier-2 Calculissimo render (held-out font, development seeds) whose glare
     clips four tiles' faces and ink alike to white: the glyph reader sees empty squares,
     sure of them; the net, unsure of anything there, gives each an empty square at most
-    0.2. Under the glare the glyph reader's empty square is no evidence: each is shown as
-    unsure as the net, and no wrong cell is shown sure."""
+    0.2. Under the glare the glyph reader's empty square counts for odds of 3 to 1 at
+    most: each is shown unsure (below 0.5), and no wrong cell is shown sure."""
     from samples.render import sample_photo
     from vision.reader import read_board
     img, truth, _ = sample_photo("calculissimo", 2, 564646721, fonts="held_out", hand=False,

@@ -455,7 +455,9 @@ def doubt_the_unseen(cells: list[list], confidence: np.ndarray, leave: np.ndarra
     cells shown "check this" 3.0 -> 3.4 -> 4.1 a photo. There the glyph reader's empty
     square proved worth 6-30 to one (of the cells the net gave an empty square 0.3-0.6,
     94 % were empty); 3 leaves room. Mixmath tier 2 (100): 1 -> 0, 2.2 -> 2.5; tier 1:
-    none either way, +0.05 a photo.
+    none either way, +0.05 a photo. On 300 fresh development photos, Calculissimo tier 2:
+    11 -> 4, 2.7 -> 3.5 (Mixmath tier 2, 200: 3 -> 3, 1.6 -> 2.0); on the benchmark's 300,
+    15 -> 13, 2.6 -> 3.3 (docs/vision-log.md).
 
     >>> conf = np.array([[1.0, 1.0, 1.0, 1.0]])
     >>> probs = np.array([[[0.1, 0.0, 0.9], [0.7, 0.0, 0.3], [0.1, 0.0, 0.9], [0.4, 0.6, 0]]])
