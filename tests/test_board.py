@@ -941,3 +941,26 @@ def test_two_markers_of_one_side_must_show_the_layout():
     true_corners = np.array(truth["grid_corners"])
     cell = np.linalg.norm(true_corners[1] - true_corners[0]) / 14
     assert np.abs(loc.grid_corners - true_corners).max() < 0.15 * cell
+
+
+def test_a_last_resort_does_not_find_the_same_lattice_twice(monkeypatch):
+    """On another game's board (a Breakthrough render asked for as Mixmath) every look
+    and every last resort runs, some looking again at what a look saw, asking less of
+    it: each lattice of squares is made once (the refusal took ~550 ms, ~370 now)."""
+    render = pytest.importorskip("samples.render")
+    from dataclasses import replace
+
+    from vision import board
+    image = render.sample_photo("breakthrough", 2, render.photo_seed(9700020, 0),
+                                resolution=(1920, 1080), hand=False)[0]
+    made = []
+    blobs = board._bright_blobs
+
+    def counted(mask, cfg, split=False):
+        made.append((hash(mask.tobytes()), split, replace(cfg, min_cells_frac=0.0)))
+        return blobs(mask, cfg, split)
+
+    monkeypatch.setattr(board, "_bright_blobs", counted)
+    with pytest.raises(BoardNotFound):
+        find_board(image, "mixmath")
+    assert len(made) > 10 and len(set(made)) == len(made)

@@ -43,6 +43,7 @@ for the referee, x along the columns, y down the rows.
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 from dataclasses import dataclass, field, replace
@@ -423,13 +424,16 @@ def _rescaled_look(photo: _Photo, game: str, geometry: BoardGeometry | None,
     scale = cfg.rescaled_look
     while scale * long_side / 2 >= 2 * cfg.work_long_side:
         scale /= 2
-    copy = cv2.resize(image, None, fx=scale, fy=scale,
-                      interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-    other = _Photo(copy, cfg.work_long_side)
+    if ("rescaled", scale) not in photo.cache:   # (a last resort looks at it again)
+        scaled = cv2.resize(image, None, fx=scale, fy=scale,
+                            interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+        photo.cache["rescaled", scale] = _Photo(scaled, cfg.work_long_side)
+    other = photo.cache["rescaled", scale].looked_afresh()
     loc = _grid_looks(other, game, geometry, profile, cfg)
     if loc is None:
         return None
-    to_copy = _scale_matrix(copy.shape[1] / image.shape[1], copy.shape[0] / image.shape[0])
+    scaled = other.image
+    to_copy = _scale_matrix(scaled.shape[1] / image.shape[1], scaled.shape[0] / image.shape[0])
     return loc.remapped(loc.homography @ to_copy, details={**loc.details, "rescaled": scale})
 
 
@@ -824,6 +828,13 @@ class _Photo:
         self.why_not: str | None = None
         self.squares_seen = 0.0  # the largest lattice of squares a look saw, in cells
         self.cache: dict = {}  # what one look at the photo made that another may reuse
+
+    def looked_afresh(self) -> _Photo:
+        """The same photo, its copies and what looks made of it shared, as if no look had
+        seen it yet (``why_not``, ``squares_seen``)."""
+        fresh = copy.copy(self)
+        fresh.why_not, fresh.squares_seen = None, 0.0
+        return fresh
 
     @property
     def work_grey(self) -> np.ndarray:
@@ -1610,8 +1621,14 @@ def _find_by_grid(photo: _Photo, level: int, opened: bool, faint: bool, game: st
         photo.cache[key] = _cell_mask(
             cv2.bitwise_not(grey) if look.dark_cells else grey,
             replace(cfg, valley_noise_factor=cfg.faint_noise_factor) if faint else cfg)
-    mask = _opened(photo.cache[key], cfg) if opened else photo.cache[key]
-    lat = _best_lattice(_bright_blobs(mask, cfg, split=opened), cfg, limit=2 * max(rows, cols))
+    # a last resort looks again asking less of the lattice (``min_cells_frac``): the same
+    # look finds the same lattice, made once
+    lattice_key = (key, opened, replace(cfg, min_cells_frac=0.0), max(rows, cols))
+    if lattice_key not in photo.cache:
+        mask = _opened(photo.cache[key], cfg) if opened else photo.cache[key]
+        photo.cache[lattice_key] = _best_lattice(_bright_blobs(mask, cfg, split=opened), cfg,
+                                                 limit=2 * max(rows, cols))
+    lat = photo.cache[lattice_key]
     need = int(math.ceil(cfg.min_cells_frac * rows * cols))
     found = 0 if lat is None else len(lat.idx)
     photo.squares_seen = max(photo.squares_seen, found / (rows * cols))
