@@ -946,7 +946,7 @@ def test_two_markers_of_one_side_must_show_the_layout():
 def test_a_last_resort_does_not_find_the_same_lattice_twice(monkeypatch):
     """On another game's board (a Breakthrough render asked for as Mixmath) every look
     and every last resort runs, some looking again at what a look saw, asking less of
-    it: each lattice of squares is made once (the refusal took ~550 ms, ~370 now)."""
+    it: each lattice of squares is made once (the benchmark's refusals: 616 -> 400 ms)."""
     render = pytest.importorskip("samples.render")
     from dataclasses import replace
 
