@@ -360,3 +360,29 @@ def test_the_reader_keeps_blas_to_one_thread():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[1]"
+
+
+def _turned_by(reading, truth) -> int:
+    """The quarter turns between the reading's grid corners and the truth's (0: alike)."""
+    found, true = np.float32(reading.grid_corners), np.float32(truth["grid_corners"])
+    return int(np.argmin([np.abs(np.roll(found, k, axis=0) - true).max() for k in range(4)]))
+
+
+def test_a_blurred_board_whose_glyphs_and_turn_net_part_is_read_unsure_of_its_turn():
+    """A seeded 12 MP tier-2 Calculissimo render (development seeds) at the visual
+    contract's corner: the smallest board, the strongest blur (the tiles' glyphs are blots).
+    The turn net, too unsure to settle the turn alone, leans one way; the glyphs lead a
+    quarter turn away, the wrong way. Where the two so part, the turn is in doubt: the
+    reading, turned wrong, shows none of its ~120 wrong cells sure (trusting the glyphs
+    showed ~50 sure), not even the squares where tiles it took for bare ones would lie
+    turned (ten)."""
+    from samples.render import sample_photo
+    img, truth, _ = sample_photo("calculissimo", 2, 1259733562, fonts="train", hand=False,
+                                 resolution=(4032, 3024))
+    trusting = read_board(img, "calculissimo",
+                          config=replace(tiles.TilesConfig(), turnnet_dissent=np.inf))
+    reading = read_board(img, "calculissimo")
+    assert _turned_by(reading, truth) != 0 and reading.cells == trusting.cells
+    wrong = np.array(reading.cells, dtype=object) != np.array(truth["cells"], dtype=object)
+    assert wrong.sum() > 100 and (reading.confidence[wrong] < 0.9).all()
+    assert (trusting.confidence[wrong] >= 0.9).any()

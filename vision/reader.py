@@ -65,21 +65,30 @@ def _lead(scores: np.ndarray) -> float:
 
 
 def _upright_turn(grid: np.ndarray, game: str, stats, view, cfg: tiles.TilesConfig
-                  ) -> tuple[int, float]:
+                  ) -> tuple[int, bool]:
     """The quarter turn (``np.rot90`` k) that stands the tiles upright on a board whose own
-    features leave it open, and how far it leads the next: the turn net's vote where it
-    leads clearly, else the tiles' glyphs read under each turn."""
+    features leave it open, and whether it is sure: the turn net's vote where it leads
+    clearly, else the tiles' glyphs read under each turn, sure when they lead the next turn
+    by ``upright_margin`` and the net does not lean a quarter turn away (by
+    ``turnnet_dissent``). On a blurred board the glyphs may lead a wrong turn as far as a
+    right one. The net, too unsure to settle the turn alone, is no surer a judge: a quarter
+    turn from the glyphs it was right on 3 development photos and wrong on 1; half a turn
+    from them (0, 1, 8, the signs read alike upside down) wrong on all 6."""
     rows, cols = stats.face_grey.shape
     turns = [0, 1, 2, 3] if rows == cols else [0, 2]
-    scores = None
+    by_net = None
     if view is not None:
         clearest = tiles.clearest_tiles(stats, tiles.square_kinds_of(game, rows, cols), cfg)
         by_net = cellnet.turn_scores(view, game, clearest)
-        if by_net is not None and _lead(by_net[turns]) >= cfg.turnnet_lead:
-            scores = by_net[turns]
-    if scores is None:
-        scores = tiles.upright_scores(grid, game, stats, tuple(turns), cfg)
-    return turns[int(np.argmax(scores))], _lead(scores)
+        if by_net is not None:
+            by_net = by_net[turns]
+            if _lead(by_net) >= cfg.turnnet_lead:
+                return turns[int(np.argmax(by_net))], True
+    scores = tiles.upright_scores(grid, game, stats, tuple(turns), cfg)
+    best = turns[int(np.argmax(scores))]
+    dissent = (by_net is not None and _lead(by_net) >= cfg.turnnet_dissent
+               and (turns[int(np.argmax(by_net))] - best) % 2 == 1)
+    return best, _lead(scores) >= cfg.upright_margin and not dissent
 
 
 def in_context(view: cellnet.BoardView, game: str, stats: tiles.CellStats,
@@ -194,14 +203,15 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     if not location.orientation_certain:
         # the board's own features left its turn open: the tiles lie upright on it
         stats = tiles.cell_stats(grid, g.rows, g.cols, tiles_cfg)
-        turn, lead = _upright_turn(grid, game, stats, view, tiles_cfg)
+        turn, turn_sure = _upright_turn(grid, game, stats, view, tiles_cfg)
         if turn:
             location = location.rotated(turn)
             grid = tiles.turned(grid, turn)
             stats = stats.rotated(turn)
             view = view.turned(turn) if view is not None else None
-        # a few symmetric tiles (0, 1, 8, +, x) read alike every way up: say so
-        turned_unsure = lead < tiles_cfg.upright_margin
+        # a few symmetric tiles (0, 1, 8, +, x) read alike every way up, or blurred tiles
+        # read as well turned as not: say so
+        turned_unsure = not turn_sure
         stage_ms["orient"] = (time.perf_counter() - t3) * 1000
     # the net first: the glyph reader need not cut nor classify the tiles it is sure of
     probs, known, classes = None, None, cellnet.CLASSES.get(game)
@@ -266,10 +276,12 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     hidden = read.blinded & ~holds
     read.confidence[hidden] = np.minimum(read.confidence[hidden], tiles_cfg.conf_blinded)
     if turned_unsure:   # a doubt about the board, not about any glyph: after Tesseract
-        # ... and about the squares its tiles would lie on were the board turned
-        doubt = holds.copy()
+        # ... and about the squares its tiles, and the squares it doubts are bare, would
+        # lie on were the board turned
+        maybe = holds | (read.confidence < tiles_cfg.unsure_below)
+        doubt = maybe.copy()
         for k in ((1, 2, 3) if g.rows == g.cols else (2,)):
-            doubt |= np.rot90(holds, k)
+            doubt |= np.rot90(maybe, k)
         read.confidence[doubt] *= tiles_cfg.conf_turn_unsure
     t5 = time.perf_counter()
     stage_ms["cells"] = (t5 - t2) * 1000

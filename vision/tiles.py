@@ -191,6 +191,10 @@ class TilesConfig:
     turnnet_lead: float = 1.0           # the turn net (vision.cellnet.turn_scores) settles
                                         # the turn when its best leads the next by this
                                         # (mean log-probability); else the tiles are read
+    turnnet_dissent: float = 0.3        # ... and the turn they read is in doubt when the
+                                        # net leads one a quarter turn away by this (on
+                                        # ~1300 development photos: all 3 the glyphs turned
+                                        # wrong, sure, and 1 they turned right)
     upright_label_px: int = 32          # special squares' labels say which side is up: they
                                         # are weighed at this cell size
     upright_label_inset: float = 0.2    # ... in the middle of the square (not its edges)
