@@ -73,7 +73,7 @@ def _upright_turn(grid: np.ndarray, game: str, stats, view, cfg: tiles.TilesConf
     ``turnnet_dissent``). On a blurred board the glyphs may lead a wrong turn as far as a
     right one. The net, too unsure to settle the turn alone, is no surer a judge: a quarter
     turn from the glyphs it was right on 3 development photos and wrong on 1; half a turn
-    from them (0, 1, 8, the signs read alike upside down) wrong on all 6."""
+    from them (0, 1, 8, the signs read alike upside down) wrong on 6 of 7."""
     rows, cols = stats.face_grey.shape
     turns = [0, 1, 2, 3] if rows == cols else [0, 2]
     by_net = None
