@@ -273,3 +273,16 @@ def test_no_blank_is_read_on_a_print_and_play_board():
                            inked_jokers=True).cells[6][10] is None
     reading = read_board(img, "calculissimo")
     assert reading.cells == truth["cells"]
+
+
+def test_a_special_squares_sides_do_not_make_it_a_blank():
+    """A seeded 12 MP tier-2 Mixmath render (development seeds), blurred: the "3×" square
+    at (7, 13) shows its print, its face its square's colour, but its sides are unlike a
+    plain square's — and the sides' likeness to the inked tiles is measured from the plain
+    squares. It was read a blank ("?"); only a plain square's sides make one now, and every
+    cell is read right."""
+    from vision.reader import read_board
+    img, truth, _ = sample_photo("mixmath", 2, 3095714199, fonts="train", hand=False,
+                                 resolution=(4032, 3024))
+    assert tiles.square_kinds_of("mixmath", 14, 14)[7, 13] == "premium3"
+    assert read_board(img, "mixmath").cells == truth["cells"]

@@ -510,9 +510,10 @@ def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
     blank |= (maybe & ~out.inked & out.clean(cfg) & known
               & ~_tile_coloured(colours.expected, cfg) & (colours.d_square >= cfg.off_square))
     # or its sides look like the inked tiles' (a blank the colour of its square, its
-    # outline a little unlike an empty one's)
-    rim = (maybe & ~out.inked & (like >= cfg.rim_z) & (np.nan_to_num(dev) >= cfg.rim_dev)
-           & (stats.skin_frac <= cfg.rim_skin))
+    # outline a little unlike an empty one's): on a plain square, whose bare look the
+    # likeness is measured from (a special square's sides are unlike a plain one's)
+    rim = (plain & maybe & ~out.inked & (like >= cfg.rim_z)
+           & (np.nan_to_num(dev) >= cfg.rim_dev) & (stats.skin_frac <= cfg.rim_skin))
     rim &= ~blank
     if most is not None and (blank | rim).sum() > most:
         rim[:] = False
