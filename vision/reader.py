@@ -71,9 +71,10 @@ def _upright_turn(grid: np.ndarray, game: str, stats, view, cfg: tiles.TilesConf
     clearly, else the tiles' glyphs read under each turn, sure when they lead the next turn
     by ``upright_margin`` and the net does not lean a quarter turn away (by
     ``turnnet_dissent``). On a blurred board the glyphs may lead a wrong turn as far as a
-    right one. The net, too unsure to settle the turn alone, is no surer a judge: a quarter
-    turn from the glyphs it was right on 3 development photos and wrong on 1; half a turn
-    from them (0, 1, 8, the signs read alike upside down) wrong on 6 of 7."""
+    right one. The net, too unsure to settle the turn alone, was right on 3 of 4
+    development photos where it leaned a quarter turn from the glyphs, and wrong on 6 of 7
+    where it leaned half a turn from them (0, 1, 8, the signs read alike upside down): only
+    a quarter turn's dissent puts the turn in doubt."""
     rows, cols = stats.face_grey.shape
     turns = [0, 1, 2, 3] if rows == cols else [0, 2]
     by_net = None
