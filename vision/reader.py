@@ -277,8 +277,9 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     hidden = read.blinded & ~holds
     read.confidence[hidden] = np.minimum(read.confidence[hidden], tiles_cfg.conf_blinded)
     if turned_unsure:   # a doubt about the board, not about any glyph: after Tesseract
-        # ... and about the squares its tiles, and the squares it doubts are bare, would
-        # lie on were the board turned
+        # ... and about the squares its tiles, and the squares it read bare but doubts
+        # (below ``unsure_below``, the glyph reader's doubt), would lie on were the board
+        # turned
         maybe = holds | (read.confidence < tiles_cfg.unsure_below)
         doubt = maybe.copy()
         for k in ((1, 2, 3) if g.rows == g.cols else (2,)):
