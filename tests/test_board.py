@@ -796,6 +796,39 @@ def test_a_grid_a_cell_off_its_whole_lattice_is_put_back_by_the_layout(game, off
     assert np.allclose(stays, h)
 
 
+@pytest.mark.parametrize("game", ["calculissimo", "mixmath"])
+def test_a_grid_a_cell_off_every_place_its_partial_lattice_allows_is_put_back(game):
+    """A partly seen lattice allows the grid a few places; a stray square beside it can
+    stretch its span so that none of them is right (a blurred 12 MP board, its grid found
+    a cell off along both axes, 46 cells wrong). A place a cell off one allowed that
+    follows the layout far better is taken; among the allowed, the right one stays."""
+    from vision.board import _Photo, _place_by_layout, _shift
+    from vision.config import BoardConfig
+    render = pytest.importorskip("samples.render")
+    img, truth, _ = render.sample_photo(game, 2, 4242, resolution=(1920, 1080), hand=False)
+    right = BoardLocation.from_grid_corners(game, np.float32(truth["grid_corners"]))
+    rows, cols = right.geometry.rows, right.geometry.cols
+    h = right.grid_homography
+    photo, cfg = _Photo(img, 1024), BoardConfig()
+    allowed = [(0, 0), (1, 0), (0, 1), (1, 1)]
+    placed, ambiguous = _place_by_layout(photo, _shift(1, 1) @ h, game, rows, cols,
+                                         allowed, cfg)
+    assert np.allclose(placed, h) and not ambiguous
+    stays, ambiguous = _place_by_layout(photo, h, game, rows, cols, allowed, cfg)
+    assert np.allclose(stays, h) and not ambiguous
+
+
+def test_a_blurred_board_seen_in_part_is_found_where_it_lies():
+    """The 12 MP render whose partly seen lattice put the grid a cell off along both axes
+    (46 cells wrong, 16 of them shown sure): found within a tenth of a cell."""
+    render = pytest.importorskip("samples.render")
+    from bench.cells import corner_error
+    img, truth, _ = render.sample_photo("calculissimo", 2, 433518064, fonts="held_out",
+                                        hand=False, resolution=(4032, 3024))
+    loc = find_board(img, "calculissimo")
+    assert corner_error(np.asarray(loc.grid_corners), truth) < 0.1 * truth["camera"]["min_cell_px"]
+
+
 def test_rectify_grid_puts_each_cell_in_its_block():
     g, board, ppm = _flat_board()
     img, mm_to_px = _photograph(board, ppm, g, turn_deg=-35.0, tilt=0.8)

@@ -1362,27 +1362,27 @@ _NEIGHBOURS = [(0, 0)] + [(a, b) for a in (-1, 0, 1) for b in (-1, 0, 1) if (a, 
 
 def _place_by_layout(photo, grid_h, game, rows, cols, shifts, cfg) -> tuple[np.ndarray, bool]:
     """Where the grid lies along its lattice, by the special squares (colours that differ
-    from the plain squares'): along a lattice that did not show all its rows or columns,
-    the shift that best matches the layout; along one that did, the grid as placed unless
-    a cell off matches it far better (``cfg.layout_shift_margin``: a lattice run a row
-    into the border's print, a blurred board whose last row of squares did not show).
-    Returns the grid homography and whether it stays ambiguous."""
+    from the plain squares'): the shift that best matches the layout among those the
+    lattice allows (one when it showed all its rows and columns), unless a cell off one of
+    them matches it far better (``cfg.layout_shift_margin``: a lattice run a row into the
+    border's print, a blurred board whose last row of squares did not show, a stray square
+    beside a partly seen lattice that stretched its span). Returns the grid homography and
+    whether it stays ambiguous."""
     seen_all = len(shifts) == 1
     # a glance first (4 points a cell): a grid in place matches clearly
     if seen_all and not _off_layout(photo, grid_h, game, rows, cols, cfg, _FEW_CELL_SAMPLES):
         return grid_h, False
-    tried = _NEIGHBOURS if seen_all else shifts
-    scores = _layout_scores(photo, grid_h, game, rows, cols, tried)
+    own = [tuple(int(v) for v in s) for s in shifts]
+    near = sorted({(a + da, b + db) for a, b in own for da, db in _NEIGHBOURS} - set(own))
+    scores = _layout_scores(photo, grid_h, game, rows, cols, own + near)
     if scores is None:
         return grid_h, not seen_all
-    order = np.argsort(scores)[::-1]
-    if seen_all:
-        best = order[0]
-        if best and scores[best] - scores[0] >= cfg.layout_shift_margin:
-            return _shift(*tried[best]) @ grid_h, False
-        return grid_h, False
-    ambiguous = len(order) > 1 and scores[order[0]] - scores[order[1]] < cfg.layout_margin
-    return _shift(*tried[order[0]]) @ grid_h, ambiguous
+    mine, off = scores[:len(own)], scores[len(own):]
+    order = np.argsort(mine)[::-1]
+    if off.max() - mine[order[0]] >= cfg.layout_shift_margin:
+        return _shift(*near[int(np.argmax(off))]) @ grid_h, False
+    ambiguous = len(order) > 1 and mine[order[0]] - mine[order[1]] < cfg.layout_margin
+    return _shift(*own[order[0]]) @ grid_h, ambiguous
 
 
 def _moved(h0: np.ndarray, h1: np.ndarray, rows: int, cols: int) -> float:
