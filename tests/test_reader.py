@@ -386,3 +386,21 @@ def test_a_blurred_board_whose_glyphs_and_turn_net_part_is_read_unsure_of_its_tu
     wrong = np.array(reading.cells, dtype=object) != np.array(truth["cells"], dtype=object)
     assert wrong.sum() > 100 and (reading.confidence[wrong] < 0.9).all()
     assert (trusting.confidence[wrong] >= 0.9).any()
+
+
+def test_a_board_whose_tiles_read_badly_every_way_up_is_read_unsure_of_its_turn():
+    """A seeded 1080p tier-2 Calculissimo render (development seeds): its tiles read badly
+    under every quarter turn (a mean log-probability of -0.91 at best; boards turned right
+    read -0.55 or better), so their slight lead for one turn is noise: it was the wrong
+    turn, and ~40 of the reading's ~70 wrong cells were shown sure. The turn is in doubt
+    now: none is."""
+    from samples.render import sample_photo
+    img, truth, _ = sample_photo("calculissimo", 2, 3123443316, fonts="held_out", hand=False,
+                                 resolution=(1920, 1080))
+    trusting = read_board(img, "calculissimo",
+                          config=replace(tiles.TilesConfig(), upright_floor=-np.inf))
+    reading = read_board(img, "calculissimo")
+    assert _turned_by(reading, truth) != 0 and reading.cells == trusting.cells
+    wrong = np.array(reading.cells, dtype=object) != np.array(truth["cells"], dtype=object)
+    assert wrong.sum() > 50 and (reading.confidence[wrong] < 0.9).all()
+    assert (trusting.confidence[wrong] >= 0.9).sum() > 20

@@ -69,12 +69,13 @@ def _upright_turn(grid: np.ndarray, game: str, stats, view, cfg: tiles.TilesConf
     """The quarter turn (``np.rot90`` k) that stands the tiles upright on a board whose own
     features leave it open, and whether it is sure: the turn net's vote where it leads
     clearly, else the tiles' glyphs read under each turn, sure when they lead the next turn
-    by ``upright_margin`` and the net does not lean a quarter turn away (by
-    ``turnnet_dissent``). On a blurred board the glyphs may lead a wrong turn as far as a
-    right one. The net, too unsure to settle the turn alone, was right on 3 of 4
-    development photos where it leaned a quarter turn from the glyphs, and wrong on 6 of 7
-    where it leaned half a turn from them (0, 1, 8, the signs read alike upside down): only
-    a quarter turn's dissent puts the turn in doubt."""
+    by ``upright_margin``, read at least ``upright_floor`` well under it (faint or blurred
+    ink reads badly every way up, and its lead is noise), and the net does not lean a
+    quarter turn away (by ``turnnet_dissent``). On a blurred board the glyphs may lead a
+    wrong turn as far as a right one. The net, too unsure to settle the turn alone, was
+    right on 3 of 4 development photos where it leaned a quarter turn from the glyphs, and
+    wrong on 6 of 7 where it leaned half a turn from them (0, 1, 8, the signs read alike
+    upside down): only a quarter turn's dissent puts the turn in doubt."""
     rows, cols = stats.face_grey.shape
     turns = [0, 1, 2, 3] if rows == cols else [0, 2]
     by_net = None
@@ -89,7 +90,8 @@ def _upright_turn(grid: np.ndarray, game: str, stats, view, cfg: tiles.TilesConf
     best = turns[int(np.argmax(scores))]
     dissent = (by_net is not None and _lead(by_net) >= cfg.turnnet_dissent
                and (turns[int(np.argmax(by_net))] - best) % 2 == 1)
-    return best, _lead(scores) >= cfg.upright_margin and not dissent
+    return best, (_lead(scores) >= cfg.upright_margin and scores.max() >= cfg.upright_floor
+                  and not dissent)
 
 
 def in_context(view: cellnet.BoardView, game: str, stats: tiles.CellStats,

@@ -185,7 +185,12 @@ class TilesConfig:
     set_min_agreement: float = 0.8      # a tile-set photo: share read as the order says
     upright_cells: int = 24             # tiles read under each turn to settle orientation;
     upright_margin: float = 0.05        # ... the best turn must read this much better
-                                        # (mean log-probability) than the next, else ...
+                                        # (mean log-probability) than the next, and
+    upright_floor: float = -0.7         # ... read at least this well (tiles that read
+                                        # badly every way up say nothing of the turn: 2 of
+                                        # ~1200 development photos, turned wrong, sure, at
+                                        # -0.91 and -1.31; boards turned right >= -0.55),
+                                        # else ...
     conf_turn_unsure: float = 0.5       # ... every tile's confidence is scaled by this,
                                         # and every square a tile would lie on turned
     turnnet_lead: float = 1.0           # the turn net (vision.cellnet.turn_scores) settles
