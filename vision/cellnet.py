@@ -500,8 +500,11 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     least ``sure`` or the glyph reading's confidence is below ``doubt``, or (``fair``: p, c)
     when it is at least p and the glyph reading's below c; the cells to ``leave`` (hidden ones)
     and readings the net has no class for (a Mixmath blank) are left alone. An agreement is
-    as sure as the surer of the two; a kept reading the net disputes no surer than the net
-    leaves room for. The set has ``blanks`` jokers at most: past that, the jokers the net
+    as sure as the surer of the two, but on an empty square whose ``sides`` look like a
+    tile's (``sided``'s z) only as sure as the net where the set's jokers have no ink: the
+    glyph reader, blind to an ink-less joker, says nothing against one there (dev
+    Calculissimo tier 2: jokers missed, shown sure, while the net gave them 0.2-0.45); a
+    kept reading the net disputes no surer than the net leaves room for. The set has ``blanks`` jokers at most: past that, the jokers the net
     put down least surely go back to the glyph reading; short of that, a joker the net
     gives at least ``likely_joker`` where the glyph reader saw an empty square is put down
     too, the surest first (a joker has no ink: the glyph reader's blind spot, and the
@@ -537,6 +540,16 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     >>> cells
     [[None, '?', '?']]
 
+    An empty square the net, too, reads empty, but whose sides look like a tile's: as sure
+    as the net alone:
+
+    >>> cells, conf = [[None, None]], np.ones((1, 2))
+    >>> odds = np.array([[[0.6, 0, 0, 0.4], [0.6, 0, 0, 0.4]]])
+    >>> fuse(cells, conf, np.zeros((1, 2), bool), odds, (None, "4", "5", "?"),
+    ...      Weighing(sided=(0.5, 4.0)), blanks=2, sides=np.array([[6.0, 1.0]]))
+    >>> cells, conf.round(2).tolist()
+    ([[None, None]], [[0.6, 1.0]])
+
     On boardsight's print-and-play board, whose jokers wear a star, it puts none down:
 
     >>> cells = [[None, None, "?"]]
@@ -565,7 +578,11 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
         dots = (faded_dots is not None and mine == "-" and theirs == "/"
                 and p >= faded_dots)
         if theirs == mine:
-            confidence[r, c] = max(confidence[r, c], p)
+            # a joker has no ink: where the sides say a tile lies, the glyph reader's
+            # empty square says nothing against one, and the net alone says how sure
+            blind = (mine is None and "?" in known and not inked_jokers and sided is not None
+                     and sides is not None and sides[r, c] >= sided[1])
+            confidence[r, c] = p if blind else max(confidence[r, c], p)
         elif p >= sure or confidence[r, c] < doubt or (
                 fair is not None and p >= fair[0] and confidence[r, c] < fair[1]) or (
                 sided_tile and theirs != "?") or glared_tile or dots:
