@@ -504,11 +504,12 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     tile's (``sided``'s z) only as sure as the net where the set's jokers have no ink: the
     glyph reader, blind to an ink-less joker, says nothing against one there (dev
     Calculissimo tier 2: jokers missed, shown sure, while the net gave them 0.2-0.45); a
-    kept reading the net disputes no surer than the net leaves room for. The set has ``blanks`` jokers at most: past that, the jokers the net
-    put down least surely go back to the glyph reading; short of that, a joker the net
-    gives at least ``likely_joker`` where the glyph reader saw an empty square is put down
-    too, the surest first (a joker has no ink: the glyph reader's blind spot, and the
-    net's false jokers are mostly on boards where it sees many). Where the glyph reader saw
+    kept reading the net disputes no surer than the net leaves room for. The set has
+    ``blanks`` jokers at most: past that, the jokers the net put down least surely go back
+    to the glyph reading; short of that, a joker the net gives at least ``likely_joker``
+    where the glyph reader saw an empty square is put down too, the surest first (a joker
+    has no ink: the glyph reader's blind spot, and the net's false jokers are mostly on
+    boards where it sees many). Where the glyph reader saw
     an empty square whose ``sides`` look like the photo's inked tiles' by at least z
     robust spreads (``sided``: p, z; :func:`vision.blanks.tile_likeness`: the rim, sides
     and shadow every tile shows, which the net's close crop barely sees), the net's tile
