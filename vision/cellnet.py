@@ -408,6 +408,15 @@ def sure_values(probs: np.ndarray, classes: tuple, sure: float
             if classes[best[r, c]] not in (None, "?")}
 
 
+def held(cells: list[list]) -> np.ndarray:
+    """(rows, cols) bool: the cells a reading puts a tile on.
+
+    >>> held([[None, "4"], ["?", None]]).tolist()
+    [[False, True], [True, False]]
+    """
+    return np.array([[v is not None for v in row] for row in cells], bool)
+
+
 def bare_of_jokers(probs: np.ndarray, classes: tuple, sides: np.ndarray,
                    glyph_cells: list[list], below: float) -> np.ndarray:
     """The net's probabilities with the joker's odds given to the empty square where the
@@ -466,7 +475,7 @@ def doubt_the_unseen(cells: list[list], confidence: np.ndarray, leave: np.ndarra
     >>> conf.round(2).tolist()
     [[0.1, 1.0, 1.0, 0.67]]
     """
-    empty = ~leave & np.array([[v is None for v in row] for row in cells])
+    empty = ~leave & ~held(cells)
     if "?" in classes:
         joker = classes.index("?")
         doubted = empty & (probs.argmax(-1) == joker)

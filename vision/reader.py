@@ -246,8 +246,7 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
             if tiles_cfg.cellnet_on_glyphless:
                 # ... and a tile it cut no glyph from (its ink faint under a glare): a
                 # rejected candidate's confidence is no reading of its own
-                sure &= ~(read.is_tile & ~read.blank & np.array(
-                    [[v is None for v in row] for row in read.cells]))
+                sure &= ~(read.is_tile & ~read.blank & ~cellnet.held(read.cells))
             leave |= sure
         if trace is not None:
             trace.update(glyph_cells=glyph_cells, glyph_confidence=read.confidence.copy(),
@@ -275,7 +274,7 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
         read.confidence[agree] = np.maximum(read.confidence[agree], probs.max(-1)[agree])
     # an empty square a glare clipped white may hide a tile whose ink it clipped too:
     # neither reader can tell, the players can ("check this cell")
-    holds = np.array([[v is not None for v in row] for row in read.cells])
+    holds = cellnet.held(read.cells)
     hidden = read.blinded & ~holds
     read.confidence[hidden] = np.minimum(read.confidence[hidden], tiles_cfg.conf_blinded)
     if turned_unsure:   # a doubt about the board, not about any glyph: after Tesseract
