@@ -812,7 +812,8 @@ def test_a_blurred_board_seen_in_part_is_found_where_it_lies():
     img, truth, _ = render.sample_photo("calculissimo", 2, 433518064, fonts="held_out",
                                         hand=False, resolution=(4032, 3024))
     loc = find_board(img, "calculissimo")
-    assert corner_error(np.asarray(loc.grid_corners), truth) < 0.1 * truth["camera"]["min_cell_px"]
+    cell = truth["camera"]["min_cell_px"]
+    assert corner_error(np.asarray(loc.grid_corners), truth) < 0.1 * cell
 
 
 def test_rectify_grid_puts_each_cell_in_its_block():
