@@ -581,8 +581,9 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
         if mine not in known:
             continue
         p = p_best[r, c]
-        sided_tile = (mine is None and sided is not None and sides is not None
-                      and p >= sided[0] and sides[r, c] >= sided[1])
+        tile_sides = (mine is None and sided is not None and sides is not None
+                      and sides[r, c] >= sided[1])
+        sided_tile = tile_sides and p >= sided[0]
         glared_tile = (mine is None and glared is not None and glare is not None
                        and glare[r, c] and p >= glared and theirs != "?")
         dots = (faded_dots is not None and mine == "-" and theirs == "/"
@@ -590,8 +591,7 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
         if theirs == mine:
             # a joker has no ink: where the sides say a tile lies, the glyph reader's
             # empty square says nothing against one, and the net alone says how sure
-            blind = (mine is None and "?" in known and not inked_jokers and sided is not None
-                     and sides is not None and sides[r, c] >= sided[1])
+            blind = tile_sides and "?" in known and not inked_jokers
             confidence[r, c] = p if blind else max(confidence[r, c], p)
         elif p >= sure or confidence[r, c] < doubt or (
                 fair is not None and p >= fair[0] and confidence[r, c] < fair[1]) or (
