@@ -427,7 +427,7 @@ def draw_marker(img: np.ndarray, corners_px: np.ndarray, marker: int) -> None:
 
 def _normalise_tile(game: str, value):
     if game == "mixmath":
-        if value is None or value == BLANK:
+        if value is None or value in (BLANK, JOKER):   # "?": a blank as read and refereed
             return BLANK
         if isinstance(value, str) and value.isdigit():
             value = int(value)
@@ -451,7 +451,7 @@ def draw_tile(game: str, value, style: Style, size_px: int) -> np.ndarray:
     Parameters
     ----------
     game : "mixmath" or "calculissimo"
-    value : Mixmath 0..99, or None / "blank"; Calculissimo "0".."9", "+", "-", "x", "/",
+    value : Mixmath 0..99, or None / "blank" / "?"; Calculissimo "0".."9", "+", "-", "x", "/",
         or "?" (a joker: blank face or a star, per ``style.joker_face``).
     size_px : side of the returned square sprite.
 

@@ -123,8 +123,8 @@ def random_cells(game: str, rng: np.random.Generator, fill: float | None = None,
     """A random position of ``game`` in the ``boardsight read`` shape.
 
     ``fill`` is the share of the board covered (random when None). Mixmath and
-    Calculissimo: values drawn from the game's tile/token bag (within its counts, jokers
-    "?" included), laid as a connected group grown from the centre as in play, the Mixmath
+    Calculissimo: values drawn from the game's tile/token bag (within its counts, Mixmath
+    blanks and Calculissimo jokers "?" included), laid as a connected group grown from the centre as in play, the Mixmath
     centre squares left None. Mastermind: rows filled from the bottom with palette colours
     (the top one sometimes half done). Breakthrough: "w" and "b" anywhere, at most two rows'
     worth of each.
@@ -141,8 +141,16 @@ def random_cells(game: str, rng: np.random.Generator, fill: float | None = None,
         free = rows * cols - len(centre)
         n = min(len(bag), int(round(fill * free)))
         values = [bag[i] for i in rng.permutation(len(bag))[:n]]
-        for (r, c), v in zip(_grow(rng, rows, cols, centre, n), values):
+        placed = _grow(rng, rows, cols, centre, n)
+        for (r, c), v in zip(placed, values):
             grid[r][c] = v
+        if game == "mixmath" and placed:
+            # The blanks among n tiles drawn from the whole pouch, on random tiles of the
+            # group; drawn last, so that a seed's position is otherwise as before blanks.
+            k = int(rng.hypergeometric(definition["blanks"], len(bag), len(placed)))
+            for i in rng.choice(len(placed), k, replace=False):
+                r, c = placed[i]
+                grid[r][c] = "?"
     elif game == "mastermind":
         palette = definition["palette"]
         filled = fill * rows
