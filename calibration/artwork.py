@@ -451,8 +451,9 @@ def draw_tile(game: str, value, style: Style, size_px: int) -> np.ndarray:
     Parameters
     ----------
     game : "mixmath" or "calculissimo"
-    value : Mixmath 0..99, or None / "blank" / "?"; Calculissimo "0".."9", "+", "-", "x", "/",
-        or "?" (a joker: blank face or a star, per ``style.joker_face``).
+    value : Mixmath 0..99, or None / "blank" / "?" (a blank); Calculissimo "0".."9", "+",
+        "-", "x", "/", or "?" (a joker). A blank or a joker wears a star or nothing, per
+        ``style.joker_face`` (boardsight's print-and-play sets: a star).
     size_px : side of the returned square sprite.
 
     Returns
@@ -476,12 +477,12 @@ def _tile_cached(game: str, value, style: Style, size_px: int) -> np.ndarray:
     e = style.tile_edge_frac * S
     draw.rounded_rectangle((e, e, S - 1 - e, S - 1 - e), max(0, radius - e), fill=(*face, 255))
     centre = ((S - 1) / 2, (S - 1) / 2)
-    if value == JOKER:
+    if value in (JOKER, BLANK):
         if style.joker_face == "star":
             draw.polygon(_star(centre, 0.3 * S), fill=(*style.numeral_rgb, 255))
     elif game == "calculissimo" and style.operator_shapes and str(value) in CALCULISSIMO_GLYPHS:
         _draw_operator(draw, str(value), centre, S, (*style.numeral_rgb, 255))
-    elif value != BLANK:
+    else:
         text = str(value)
         glyph = CALCULISSIMO_GLYPHS.get(text, text) if game == "calculissimo" else text
         path = style.numeral_font

@@ -104,7 +104,8 @@ class Style:
     six_nine_mark: str | None = "underline"   # "underline", "dot" or None
     mark_scope: str = "ambiguous"         # "six_nine": only 6 and 9; "ambiguous": every
                                           # value that reads as another value upside down
-    joker_face: str = "star"              # Calculissimo joker: "star" or "blank"
+    joker_face: str = "star"              # a tile with no value (a Calculissimo joker, a
+                                          # Mixmath blank): "star" or "blank"
     operator_shapes: bool = False         # + − × ÷ drawn as shapes made for a camera (a ÷
                                           # whose dots stay apart from its bar in a blurred
                                           # photo) rather than the font's glyphs
@@ -232,4 +233,4 @@ def mathable_style() -> Style:
         tile_rgb=(220, 207, 184), tile_edge_rgb=(185, 170, 145), tile_edge_frac=0.03,
         tile_radius=0.05, tile_shadow=0.35, tile_frac=0.94, numeral_rgb=(20, 20, 26),
         numeral_frac=0.42, font=str(gothic) if gothic else None,
-        six_nine_mark="dot", mark_scope="six_nine")
+        six_nine_mark="dot", mark_scope="six_nine", joker_face="blank")

@@ -199,7 +199,7 @@ def random_set(game: str, rng: np.random.Generator, fonts: str = "train",
                 style = replace(style, name="mathable-held-out-face",
                                 font=str(faces[rng.integers(len(faces))]))
             return style, geometry, build
-        style = Style(name="own-mixmath", markers=False, **_board_look(rng),
+        style = Style(name="own-mixmath", markers=False, joker_face="blank", **_board_look(rng),
                       squares=_mixmath_squares(rng), square_text=bool(rng.random() < 0.85),
                       board_font=str(faces[rng.integers(len(faces))]), **_tile_look(rng, faces))
         geometry = _geometry(game, rng, rows, cols, (17, 24), ((0.5, 2.8),) * 4)

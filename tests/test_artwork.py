@@ -114,11 +114,13 @@ def test_a_tile_that_is_not_in_the_game_is_refused(bad):
 
 
 def test_blank_and_joker_faces():
-    style = print_style("mixmath")
+    style = print_style("mixmath")    # boardsight's print-and-play blank wears a star
     blank = draw_tile("mixmath", None, style, 60)
-    assert blank is draw_tile("mixmath", "blank", style, 60)
-    face = blank[15:45, 15:45, :3].reshape(-1, 3)
-    assert (face == bgr(style.tile_rgb)).all()       # nothing printed on a blank
+    assert blank is draw_tile("mixmath", "blank", style, 60) is draw_tile("mixmath", "?", style, 60)
+    assert (blank[30, 30, :3] == bgr(style.numeral_rgb)).all()
+    bare = draw_tile("mixmath", "?", dataclasses.replace(style, joker_face="blank"), 60)
+    face = bare[15:45, 15:45, :3].reshape(-1, 3)
+    assert (face == bgr(style.tile_rgb)).all()       # nothing printed on a bare blank
     cstyle = print_style("calculissimo")
     star = draw_tile("calculissimo", "?", cstyle, 60)
     assert (star[30, 30, :3] == bgr(cstyle.numeral_rgb)).all()
@@ -238,7 +240,7 @@ def test_cells_of_the_wrong_shape_are_refused():
 
 def test_a_tile_on_a_printed_number_hides_it():
     g = board_geometry("mixmath")
-    style = print_style("mixmath")
+    style = dataclasses.replace(print_style("mixmath"), joker_face="blank")  # all face
     cells = empty_cells(g)
     cells[6][6] = "blank"
     img = draw_position(g, style, cells, PPM)

@@ -278,10 +278,10 @@ def test_no_blank_is_read_on_a_print_and_play_board():
 
 
 def test_print_and_play_mixmath_blanks_are_read():
-    """boardsight's print-and-play Mixmath blanks are bare (only its Calculissimo jokers
-    wear a star): on a print board the blank finder looks for them. A seeded tier-1 render
-    (development seeds) with two blanks on pale squares: both were read as empty squares,
-    surely, while print boards were taken to have no tile without ink."""
+    """boardsight's print-and-play Mixmath blanks wear the joker star, read as a glyph
+    (which a cut into two digits split in two). A seeded tier-1 render (development seeds)
+    with two blanks: both were read as empty squares, surely, while the blanks were bare,
+    and as numbers (7, 9) while the star was cut as a pair of digits is."""
     from vision.reader import read_board
     img, truth, _ = sample_photo("mixmath", 1, 2979494703, fonts="held_out", hand=False)
     assert [truth["cells"][r][c] for r, c in [(3, 2), (4, 11)]] == ["?", "?"]

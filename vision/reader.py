@@ -196,9 +196,8 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     tiles_cfg = _tiles_config(config) or tiles.TilesConfig()
     kw = dict(profile=_profile_object(profile, location), config=tiles_cfg,
               shape=(g.rows, g.cols), timings=stage_ms, tesseract=False,
-              # print-and-play sets are boardsight's own: their Calculissimo jokers wear a
-              # star, their Mixmath blanks are bare (calibration.artwork.draw_tile)
-              inked_jokers=location.method == "markers" and game == "calculissimo")
+              # print-and-play sets are boardsight's own: their jokers and blanks wear a star
+              inked_jokers=location.method == "markers")
     turned_unsure = False
     stats = None
     view = cellnet.BoardView.of(image_bgr, location) if tiles_cfg.use_cellnet else None

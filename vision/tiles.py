@@ -784,22 +784,24 @@ def faint_cut(cg: CellGlyphs, config: TilesConfig | None = None) -> list[Glyph]:
     return [Glyph(cg.cell, image, (zx + int(x0), zy + int(y0), int(x1 - x0), int(y1 - y0)))]
 
 
-def other_cuts(glyphs: list[Glyph], n_max: int, config: TilesConfig | None = None
-               ) -> list[list[Glyph]]:
+def other_cuts(glyphs: list[Glyph], n_max: int, config: TilesConfig | None = None,
+               star: bool = False) -> list[list[Glyph]]:
     """Other ways to cut a doubtful cell's ink into glyphs — the thin hairlines of a serif
     0 lost ("(" and ")"), a 3's terminal cut off, two digits touching, a wide digit split:
     all of it as one glyph (if no wider than a digit, ``digit_max_aspect``: the classifier,
     trained on single glyphs, reads two digits taken as one with a confidence it should
     not have) and, for two-digit numbers, all of it cut in two at ``recut_columns``
     columns across its middle, and each of two glyphs out of line alone (a tile's rim or
-    shadow taken for a 1: :func:`_misaligned`). The classifier judges which reads best."""
+    shadow taken for a 1: :func:`_misaligned`). The classifier judges which reads best.
+    ``star``: the set's blanks wear a star, which may be cut in two as a wide pair is: all
+    of the ink as one glyph however wide."""
     cfg = config or TilesConfig()
     if not glyphs or len(glyphs) > MAX_PIECES:
         return []
     whole = _joined(glyphs)
     x0, y0, w, h = whole.box
     out = []
-    if w <= cfg.digit_max_aspect * h and len(glyphs) > 1:
+    if (w <= cfg.digit_max_aspect * h or star) and len(glyphs) > 1:
         out.append([whole])
     if n_max == 2 and len(glyphs) == 2 and _misaligned(*glyphs, cfg):
         out += [[glyphs[0]], [glyphs[1]]]   # one of them is no digit (a tile's rim)
@@ -1386,9 +1388,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
         of: where they are taken for tiles here, that is their reading, not cut nor
         classified (the glyph reader's slowest steps, on most tiles); beside a hand, such a
         tile with little skin on it is not hidden (``config.occluder_spares``)
-    inked_jokers : the set's jokers carry a star (boardsight's print-and-play
-        Calculissimo; its Mixmath blanks are bare): no tile is read as a blank for lack of
-        ink
+    inked_jokers : the set's jokers and blanks carry a star (print-and-play): no tile is
+        read as a blank for lack of ink, and a Mixmath tile whose glyph is a star is one
     unseen : (rows, cols) bool, cells outside the photo (the board runs out of the frame):
         hidden like those under a hand, but no sign of one
 
@@ -1436,7 +1437,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
                        recut=kinds != "fixed")
     clock("cells.segment")
     own = digits.load_set_glyphs(getattr(profile, "glyphs", None))
-    best = read_numbers(found, grid_bgr.shape[0] / rows, game, cfg, own)
+    best = read_numbers(found, grid_bgr.shape[0] / rows, game, cfg, own,
+                        stars=mixmath and inked_jokers)
     for cell, (value, q) in known.items():
         found.append(CellGlyphs(cell))
         best[cell] = (value, q, {value: q}, [], True)
@@ -1511,8 +1513,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
 
 
 def read_numbers(found: list[CellGlyphs], p: float, game: str,
-                 config: TilesConfig | None = None, own: digits.SetGlyphs | None = None
-                 ) -> dict[tuple[int, int], tuple]:
+                 config: TilesConfig | None = None, own: digits.SetGlyphs | None = None,
+                 stars: bool = False) -> dict[tuple[int, int], tuple]:
     """Read the tiles cut by :func:`ink_glyphs`: the glyph classifier on every glyph (one
     batch), doubtful cells cut again (:func:`other_cuts`, a second batch) and, on Mixmath,
     the whole-tile model (:mod:`vision.tilemodel`, one batch) as a second opinion that
@@ -1525,21 +1527,24 @@ def read_numbers(found: list[CellGlyphs], p: float, game: str,
     game : "mixmath" or "calculissimo"
     own : the set's own glyph prototypes (sharpen the glyph model when the board's glyphs
         look like them)
+    stars : the set's Mixmath blanks wear the joker star (boardsight's print-and-play):
+        a tile whose lone glyph is a star is a blank, "?"
 
     Returns
     -------
     {(row, col): (value, confidence, {value: score}, glyphs read, segmentation ok)}
     """
     cfg = config or TilesConfig()
-    readings, tile_probs = cell_readings(found, p, game, cfg, own)
+    readings, tile_probs = cell_readings(found, p, game, cfg, own, stars)
     return {cell: combine_readings(rs, tile_probs.get(cell), cfg)
             for cell, rs in readings.items()}
 
 
 def cell_readings(found: list[CellGlyphs], p: float, game: str, config: TilesConfig,
-                  own: digits.SetGlyphs | None = None) -> tuple[dict, dict]:
+                  own: digits.SetGlyphs | None = None, stars: bool = False
+                  ) -> tuple[dict, dict]:
     """The glyph readings of every cut cell and the tile model's probabilities
-    (:func:`read_numbers`).
+    (:func:`read_numbers`; ``stars``: Mixmath blanks wear the joker star).
 
     Returns
     -------
@@ -1552,7 +1557,7 @@ def cell_readings(found: list[CellGlyphs], p: float, game: str, config: TilesCon
     cfg = config
     model = digits.load_model()
     mixmath = game == "mixmath"
-    classes = digits.DIGIT_CLASSES if mixmath else None
+    classes = digits.DIGIT_CLASSES if mixmath and not stars else None
 
     def classify(cuts: list[list[Glyph]]) -> list[np.ndarray]:
         """Class probabilities of each cut's glyphs, all in one batch."""
@@ -1591,7 +1596,7 @@ def cell_readings(found: list[CellGlyphs], p: float, game: str, config: TilesCon
         return [grown] + other_cuts(grown, n_max, cfg) if grown else []
 
     recut = [(cg, cut, prior) for cg in cells if doubtful(cg)
-             for cuts, prior in ((other_cuts(cg.glyphs, n_max, cfg), cfg.other_cut_prior),
+             for cuts, prior in ((other_cuts(cg.glyphs, n_max, cfg, stars), cfg.other_cut_prior),
                                  (faint(cg), cfg.faint_cut_prior))
              for cut in cuts]
     for (cg, cut, prior), pr in zip(recut, classify([cut for _, cut, _ in recut])):
@@ -1613,8 +1618,10 @@ def combine_readings(readings: list[tuple], tile: np.ndarray | None, cfg: TilesC
     ``tile_weight``, renormalised over the tile values: the confidence is the chosen
     value's share, the scores are the shares.
 
+    A reading of a blank's star ("?") has no tile value: the glyphs alone decide there.
+
     Returns (value, confidence, {value: score}, glyphs read, segmentation ok)."""
-    if tile is None:
+    if tile is None or any(r[0] == "?" for r in readings):
         first, *others = readings
         best = first[:5]
         for value, q, scores, cut, ok, weight in others:
@@ -1632,6 +1639,7 @@ def combine_readings(readings: list[tuple], tile: np.ndarray | None, cfg: TilesC
         glyph[idx[better]] = ev[better]
         source[idx[better]] = k
     post = glyph * np.power(tile, cfg.tile_weight)
+
     post /= post.sum()
     i = int(np.argmax(post))
     _, _, _, cut, ok, _ = readings[source[i]]
@@ -1648,8 +1656,8 @@ two-digit values for two), by their number."""
 def settle_unsure(grid_bgr: np.ndarray, read: GridRead, game: str,
                   config: TilesConfig | None = None, among: np.ndarray | None = None) -> None:
     """Ask Tesseract — one batched call — about the numbers read with a confidence below
-    ``unsure_below`` (not hidden ones; tokens only when read as a digit: Tesseract has no
-    x or ÷; only ``among`` these cells when given), and update ``read`` with what it says
+    ``unsure_below`` (not hidden ones; only those read as a number: Tesseract has no x,
+    ÷ nor star; only ``among`` these cells when given), and update ``read`` with what it says
     (:func:`_settle_with_tesseract`)."""
     cfg = config or TilesConfig()
     cells, conf = read.cells, read.confidence
@@ -1657,7 +1665,7 @@ def settle_unsure(grid_bgr: np.ndarray, read: GridRead, game: str,
     unsure = [(cg, scores) for cg, scores in read.reads
               if 0 < conf[cg.cell] < cfg.unsure_below and cg.glyphs   # (not cut: known)
               and (among is None or among[cg.cell])
-              and (mixmath or str(cells[cg.cell[0]][cg.cell[1]]).isdigit())]
+              and str(cells[cg.cell[0]][cg.cell[1]]).isdigit()]
     if unsure:
         _settle_with_tesseract(unsure, cells, conf, grid_bgr.shape[0] // len(cells), mixmath,
                                cfg)
@@ -1679,7 +1687,9 @@ class _Clock:
 
 
 def decode_mixmath(probs: np.ndarray, seg_ok: bool = True):
-    """The best *valid* Mixmath number for per-glyph digit probabilities (n, 10).
+    """The best *valid* Mixmath number for per-glyph digit probabilities (n, 10), or a
+    blank's star ("?") where they are over every glyph class (n, 15) and a lone glyph is
+    most like the star (a print-and-play set's blanks wear it).
 
     Returns (value, confidence, {value: probability}) — confidence is the probability of
     the chosen number (a product over its digits), so a reading the classifier would rather
@@ -1688,10 +1698,20 @@ def decode_mixmath(probs: np.ndarray, seg_ok: bool = True):
     >>> p = np.full((2, 10), 0.01); p[0, 2] = 0.91; p[1, 3] = 0.6; p[1, 1] = 0.31
     >>> v, q, _ = decode_mixmath(p); v, round(q, 2)     # "23" is no tile: 21
     (21, 0.28)
+    >>> star = np.full((1, 15), 0.02); star[0, 14] = 0.72   # CLASSES[14] == "?"
+    >>> decode_mixmath(star)[0], decode_mixmath(star[:, :10])[0]
+    ('?', 0)
     """
     n = len(probs)
     if n == 0:
         return None, 0.0, {}
+    if probs.shape[1] > 10:
+        star = digits.CLASSES.index("?")
+        if n == 1 and np.argmax(probs[0]) == star:
+            q = float(probs[0, star])
+            return "?", q * (1.0 if seg_ok else 0.5), {"?": q}
+        probs = probs[:, digits.DIGIT_CLASSES]
+        probs = probs / probs.sum(axis=1, keepdims=True)   # as a softmax over the digits
     if n > 2:   # keep the two most confident glyphs in their order
         keep = np.sort(np.argsort(-probs.max(axis=1))[:2])
         probs = probs[keep]
