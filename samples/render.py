@@ -125,9 +125,9 @@ def random_cells(game: str, rng: np.random.Generator, fill: float | None = None,
     ``fill`` is the share of the board covered (random when None). Mixmath and
     Calculissimo: values drawn from the game's tile/token bag (within its counts, Mixmath
     blanks and Calculissimo jokers "?" included), laid as a connected group grown from
-    the centre as in play, the Mixmath centre squares left None. Mastermind: rows filled from the bottom with palette colours
-    (the top one sometimes half done). Breakthrough: "w" and "b" anywhere, at most two rows'
-    worth of each.
+    the centre as in play, the Mixmath centre squares left None. Mastermind: rows filled
+    from the bottom with palette colours (the top one sometimes half done). Breakthrough:
+    "w" and "b" anywhere, at most two rows' worth of each.
     """
     definition = load_definition(game)
     rows = rows or definition["rows"]

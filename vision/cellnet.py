@@ -622,8 +622,9 @@ def keep_to_set(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
     While more cells read a value than that, one of them is wrong: of those, the cell the
     net gives the least odds for the value against another answer (a value with tiles
     left, or an empty square) takes that answer, as unsure as the net is of it. ``cells``
-    and ``confidence`` change in place; readings the net has no class for stay. (Dev photos, tier 2: +1..+5 photos all right a set of 100, none lost;
-    most of it a blurred ÷ read as + on a board with all nine + down.)
+    and ``confidence`` change in place; readings the net has no class for stay. (Dev
+    photos, tier 2: +1..+5 photos all right a set of 100, none lost; most of it a blurred
+    ÷ read as + on a board with all nine + down.)
 
     >>> cells, conf = [["+", "+", "/", None]], np.array([[0.9, 0.8, 0.9, 1.0]])
     >>> probs = np.array([[[0, 0.9, 0.1], [0.1, 0.5, 0.4], [0, 0.1, 0.9], [1, 0, 0]]])
