@@ -616,17 +616,21 @@ def test_a_tile_whose_ink_a_glare_took_is_shown_unsure_not_empty_for_sure():
     (597470848, (6, 8)),      # the glyph reader: empty, unlike its square (0.5)
     (3561230687, (4, 10)),    # the glyph reader: empty (1.0), sides like a tile's (7.3)
 ])
-def test_the_mixmath_net_reads_a_blank_the_glyph_reader_missed(seed, cell):
-    """Seeded tier-2 renders (development seeds) with a blank the glyph reader took for an
-    empty square: the Mixmath net, which had no class for a blank, called it empty too and
-    the agreement was shown sure; its blank class reads it."""
+def test_a_blank_the_mixmath_net_cannot_see_is_not_shown_sure_empty(seed, cell):
+    """The Mixmath net has no class for a blank: it calls one empty. Seeded tier-2 renders
+    (development seeds) with a blank the glyph reader missed: agreeing on an empty square,
+    the net made it sure; now it is shown to check."""
+    from dataclasses import replace
+
     from samples.render import sample_photo
-    from vision.board import find_board
-    from vision.reader import read_located
+    from vision import tiles
+    from vision.reader import read_board
+    from vision.reading import UNSURE_BELOW
     img, truth, _ = sample_photo("mixmath", 2, seed, fonts="held_out", hand=False,
                                  resolution=(1920, 1080))
     assert truth["cells"][cell[0]][cell[1]] == "?"
-    trace: dict = {}
-    reading = read_located(img, "mixmath", find_board(img, "mixmath"), trace=trace)
-    assert trace["glyph_cells"][cell[0]][cell[1]] is None
-    assert reading.cells[cell[0]][cell[1]] == "?"
+    reading = read_board(img, "mixmath")
+    assert reading.cells[cell[0]][cell[1]] is None and reading.confidence[cell] < UNSURE_BELOW
+    off = read_board(img, "mixmath", config=replace(tiles.TilesConfig(),
+                                                    cellnet_unseen_blank=None))
+    assert off.cells[cell[0]][cell[1]] is None and off.confidence[cell] >= UNSURE_BELOW

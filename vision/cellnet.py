@@ -51,7 +51,7 @@ reads them only when its vote is close).
 (1.3 million crops a game; ``bench.cells`` and ``bench.vision`` measure the result.)
 
 >>> CLASSES["calculissimo"][:3], CLASSES["mixmath"][:3], len(CLASSES["mixmath"])
-((None, '0', '1'), (None, 0, 1), 48)
+((None, '0', '1'), (None, 0, 1), 47)
 """
 
 from __future__ import annotations
@@ -79,12 +79,13 @@ def _classes(game: str) -> tuple:
     from .tiles import tile_set_values
     values = sorted(set(tile_set_values(game)),
                     key=lambda v: (not str(v).isdigit(), int(v) if str(v).isdigit() else 0, v))
-    return (None, *values, "?")
+    extra = ("?",) if game == "calculissimo" else ()
+    return (None, *values, *extra)
 
 
 CLASSES = {game: _classes(game) for game in ("mixmath", "calculissimo")}
 """Per game: None (empty), then the set's values as the reader writes them (Mixmath's as
-numbers, Calculissimo's as text), then "?" (a Mixmath blank, a Calculissimo joker)."""
+numbers, Calculissimo's as text, its joker "?")."""
 
 
 # -- input -----------------------------------------------------------------------------------
@@ -496,6 +497,7 @@ class Weighing:
     likely_joker: float | None = None           # a joker over an empty reading
     sided: tuple[float, float] | None = None    # (p, z): a tile where the sides say one
     glared: float | None = None                 # a tile under a glare
+    unseen_blank: float | None = None           # an empty square a blank may be
     faded_dots: float | None = None             # a ÷ over a − reading
 
 
@@ -507,11 +509,16 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     ``probs`` under ``rules``: where they differ, the net's answer is taken when it is at
     least ``sure`` or the glyph reading's confidence is below ``doubt``, or (``fair``: p, c)
     when it is at least p and the glyph reading's below c; the cells to ``leave`` (hidden ones)
-    and readings the net has no class for are left alone. An agreement is
+    and readings the net has no class for (a Mixmath blank) are left alone. An agreement is
     as sure as the surer of the two, but on an empty square whose ``sides`` look like a
     tile's (``sided``'s z) only as sure as the net where the set's jokers have no ink: the
     glyph reader, blind to an ink-less joker, says nothing against one there (dev
     Calculissimo tier 2: jokers missed, shown sure, while the net gave them 0.2-0.45). A
+    net with no class for the set's blanks (Mixmath's: ``unseen_blank``) calls a blank an
+    empty square, so its agreement leaves the glyph reader's doubt (below ``doubt``) as it
+    is, and on a square whose sides look like a tile's is at most ``unseen_blank`` sure
+    (dev Mixmath renders, 300 a tier: blanks missed and shown sure on 16 photos of 300 ->
+    4 at tier 1, 33 -> 8 at tier 2, for 0.4 and 0.7 more cells to check a photo). A
     kept reading the net disputes no surer than the net leaves room for. The set has
     ``blanks`` jokers at most: past that, the jokers the net put down least surely go back
     to the glyph reading; short of that, a joker the net gives at least ``likely_joker``
@@ -569,6 +576,7 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     """
     sure, doubt, fair = rules.sure, rules.doubt, rules.fair
     likely_joker, sided, glared = rules.likely_joker, rules.sided, rules.glared
+    unseen_blank = rules.unseen_blank
     faded_dots = rules.faded_dots
     best, p_best = _top(probs)
     known = set(classes)
@@ -588,10 +596,20 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
         dots = (faded_dots is not None and mine == "-" and theirs == "/"
                 and p >= faded_dots)
         if theirs == mine:
-            # a joker has no ink: where the sides say a tile lies, the glyph reader's
-            # empty square says nothing against one, and the net alone says how sure
-            blind = tile_sides and "?" in known and not inked_jokers
-            confidence[r, c] = p if blind else max(confidence[r, c], p)
+            inkless = mine is None and bool(blanks) and not inked_jokers
+            if inkless and "?" in known and tile_sides:
+                # a joker has no ink: where the sides say a tile lies, the glyph reader's
+                # empty square says nothing against one, and the net alone says how sure
+                confidence[r, c] = p
+            elif inkless and "?" not in known and unseen_blank is not None:
+                # a net with no class for the set's blanks calls one empty: its empty
+                # square says nothing against a blank, the glyph reader's doubt stands
+                if confidence[r, c] >= doubt:
+                    confidence[r, c] = max(confidence[r, c], p)
+                if tile_sides:
+                    confidence[r, c] = min(confidence[r, c], unseen_blank)
+            else:
+                confidence[r, c] = max(confidence[r, c], p)
         elif p >= sure or confidence[r, c] < doubt or (
                 fair is not None and p >= fair[0] and confidence[r, c] < fair[1]) or (
                 sided_tile and theirs != "?") or glared_tile or dots:
@@ -622,9 +640,9 @@ def keep_to_set(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
     While more cells read a value than that, one of them is wrong: of those, the cell the
     net gives the least odds for the value against another answer (a value with tiles
     left, or an empty square) takes that answer, as unsure as the net is of it. ``cells``
-    and ``confidence`` change in place; readings the net has no class for stay. (Dev
-    photos, tier 2: +1..+5 photos all right a set of 100, none lost; most of it a blurred
-    ÷ read as + on a board with all nine + down.)
+    and ``confidence`` change in place; readings the net has no class for (a Mixmath
+    blank) stay. (Dev photos, tier 2: +1..+5 photos all right a set of 100, none lost;
+    most of it a blurred ÷ read as + on a board with all nine + down.)
 
     >>> cells, conf = [["+", "+", "/", None]], np.array([[0.9, 0.8, 0.9, 1.0]])
     >>> probs = np.array([[[0, 0.9, 0.1], [0.1, 0.5, 0.4], [0, 0.1, 0.9], [1, 0, 0]]])
