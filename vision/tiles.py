@@ -1639,7 +1639,6 @@ def combine_readings(readings: list[tuple], tile: np.ndarray | None, cfg: TilesC
         glyph[idx[better]] = ev[better]
         source[idx[better]] = k
     post = glyph * np.power(tile, cfg.tile_weight)
-
     post /= post.sum()
     i = int(np.argmax(post))
     _, _, _, cut, ok, _ = readings[source[i]]
