@@ -121,6 +121,36 @@ def test_the_net_reads_what_the_glyph_reader_alone_gets_wrong(seed, cell, value)
     assert both.confidence[cell] >= 0.6
 
 
+def test_a_net_carried_on_starts_as_it_was_with_a_new_class_silent():
+    """``--carry-on``: the exported net taken back into torch (each BatchNorm an identity)
+    reads as before; a class it lacked ("?", last) starts unlikely."""
+    pytest.importorskip("torch")
+    net = cellnet.load("mixmath")
+    old = cellnet.CellNet({**net.w, "fc1.w": net.w["fc1.w"][:, :-1],
+                           "fc1.b": net.w["fc1.b"][:-1]}, net.classes[:-1])
+    back = cellnet._exported(cellnet._torch_from(old, net.classes).eval(), net.classes)
+    crops = np.random.default_rng(3).integers(
+        60, 200, (8, cellnet.CROP_PX, cellnet.CROP_PX, 3), dtype=np.uint8)
+    norm = (np.float32([150, 160, 170]), np.float32([40, 42, 44]))
+    before, after = old.probabilities(crops, norm), back.probabilities(crops, norm)
+    np.testing.assert_allclose(after[:, :-1] / after[:, :-1].sum(1, keepdims=True), before,
+                               atol=1e-5)
+    assert (after.argmax(1) == before.argmax(1)).all()
+
+
+def test_a_shipped_net_of_other_classes_is_refused(tmp_path, monkeypatch):
+    """A weights file that tells another number of classes apart than the code names is
+    an error saying what to do, not a net whose answers are shifted by one class."""
+    with np.load(cellnet.MODELS / "cellnet-mixmath.npz") as f:
+        w = dict(f)
+    np.savez(tmp_path / "cellnet-mixmath.npz", **{**w, "fc1.w": w["fc1.w"][:, :-1],
+                                                  "fc1.b": w["fc1.b"][:-1]})
+    monkeypatch.setattr(cellnet, "MODELS", tmp_path)
+    with pytest.raises(ValueError, match="47 classes apart, this code 48"):
+        cellnet._shipped("cellnet-mixmath", cellnet.CLASSES["mixmath"])
+    assert cellnet._carried_on_from("mixmath").classes == cellnet.CLASSES["mixmath"][:-1]
+
+
 def test_training_crops_carry_their_cells_labels():
     """One render, every cell kept: the labels are the truth's cells, row by row."""
     from samples.render import photo_seed, sample_photo
@@ -616,16 +646,35 @@ def test_a_tile_whose_ink_a_glare_took_is_shown_unsure_not_empty_for_sure():
     (597470848, (6, 8)),      # the glyph reader: empty, unlike its square (0.5)
     (3561230687, (4, 10)),    # the glyph reader: empty (1.0), sides like a tile's (7.3)
 ])
+def test_the_mixmath_net_reads_a_blank_the_glyph_reader_missed(seed, cell):
+    """Seeded tier-2 renders (development seeds) with a blank the glyph reader took for an
+    empty square: the Mixmath net, which had no class for a blank, called it empty too;
+    its blank class reads it."""
+    from samples.render import sample_photo
+    from vision.board import find_board
+    from vision.reader import read_located
+    img, truth, _ = sample_photo("mixmath", 2, seed, fonts="held_out", hand=False,
+                                 resolution=(1920, 1080))
+    assert truth["cells"][cell[0]][cell[1]] == "?"
+    trace: dict = {}
+    reading = read_located(img, "mixmath", find_board(img, "mixmath"), trace=trace)
+    assert trace["glyph_cells"][cell[0]][cell[1]] is None
+    assert reading.cells[cell[0]][cell[1]] == "?"
+
+
+@pytest.mark.parametrize("seed, cell", [(1097955701, (4, 7)), (1485576053, (6, 12))])
 def test_a_blank_the_mixmath_net_cannot_see_is_not_shown_sure_empty(seed, cell):
-    """The Mixmath net has no class for a blank: it calls one empty. Seeded tier-2 renders
-    (development seeds) with a blank the glyph reader missed: agreeing on an empty square,
-    the net made it sure; now it is shown to check."""
+    """The Mixmath net sees a cell without the photo's own empty square beside it, and
+    takes some white blanks on pale squares for the square, surely (cellnet.sees_blanks).
+    Seeded tier-2 renders (development seeds) where both readers miss a blank whose sides
+    look like a tile's: the agreement would be sure; it is shown to check."""
     from dataclasses import replace
 
     from samples.render import sample_photo
-    from vision import tiles
+    from vision import cellnet, tiles
     from vision.reader import read_board
     from vision.reading import UNSURE_BELOW
+    assert not cellnet.sees_blanks("mixmath") and cellnet.sees_blanks("calculissimo")
     img, truth, _ = sample_photo("mixmath", 2, seed, fonts="held_out", hand=False,
                                  resolution=(1920, 1080))
     assert truth["cells"][cell[0]][cell[1]] == "?"

@@ -36,11 +36,16 @@ of them under a synthetic glare (:func:`glared`). The weights ship in
     python -m vision.cellnet --data GAME --photos 2500                  # ~ 8 min a game
     python -m vision.cellnet --data GAME --photos 2500 --seed 9600000   # as many again
     python -m vision.cellnet --train mixmath --threads 1                # ~ 25 min
+    python -m vision.cellnet --train mixmath --carry-on --epochs 3      # ~ 9 min
     python -m vision.cellnet --train calculissimo --context --threads 1 # ~ 45 min
     python -m vision.cellnet --train-turns calculissimo --threads 2     # ~ 3 min
 
 (``--data`` keeps each crop's context, which ``--train`` leaves aside unless
-``--context``.)
+``--context``.) Mixmath's net was made before its renders laid blanks, with no class for
+one, and then carried on (``--carry-on``: its weights kept, a third of the learning rate,
+the new class learnt) on crops of renders with blanks: a net trained afresh on those
+read the renders as well but 3 of 110 real Mathable photos re-shot wrong where the
+first net read all 110 (session 43); carried on, it reads them all still.
 
 The turn net (:func:`train_turns`, ``vision/models/turnnet-calculissimo.npz``, a smaller
 net of the same kind) tells which of four quarter turns a token's crop lies at: a board
@@ -51,7 +56,7 @@ reads them only when its vote is close).
 (1.3 million crops a game; ``bench.cells`` and ``bench.vision`` measure the result.)
 
 >>> CLASSES["calculissimo"][:3], CLASSES["mixmath"][:3], len(CLASSES["mixmath"])
-((None, '0', '1'), (None, 0, 1), 47)
+((None, '0', '1'), (None, 0, 1), 48)
 """
 
 from __future__ import annotations
@@ -79,13 +84,12 @@ def _classes(game: str) -> tuple:
     from .tiles import tile_set_values
     values = sorted(set(tile_set_values(game)),
                     key=lambda v: (not str(v).isdigit(), int(v) if str(v).isdigit() else 0, v))
-    extra = ("?",) if game == "calculissimo" else ()
-    return (None, *values, *extra)
+    return (None, *values, "?")
 
 
 CLASSES = {game: _classes(game) for game in ("mixmath", "calculissimo")}
 """Per game: None (empty), then the set's values as the reader writes them (Mixmath's as
-numbers, Calculissimo's as text, its joker "?")."""
+numbers, Calculissimo's as text), then "?" (a Mixmath blank, a Calculissimo joker)."""
 
 
 # -- input -----------------------------------------------------------------------------------
@@ -321,7 +325,20 @@ def _shipped(name: str, classes: tuple) -> CellNet | None:
     if not path.exists():
         return None
     with np.load(path) as f:
-        return CellNet(dict(f), classes)
+        net = CellNet(dict(f), classes)
+    if len(net.w["fc1.b"]) != len(classes):
+        raise ValueError(f"{path} tells {len(net.w['fc1.b'])} classes apart, this code "
+                         f"{len(classes)}: train it again (python -m vision.cellnet)")
+    return net
+
+
+def _carried_on_from(game: str) -> CellNet:
+    """The shipped net of ``game`` to train on from (``--carry-on``): its classes the
+    game's, or all but the last, "?" (a net made before it had a class for a blank)."""
+    path, classes = MODELS / f"cellnet-{game}.npz", CLASSES[game]
+    with np.load(path) as f:
+        w = dict(f)
+    return CellNet(w, classes[:-1] if len(w["fc1.b"]) == len(classes) - 1 else classes)
 
 
 @lru_cache(maxsize=None)
@@ -334,6 +351,14 @@ def load(game: str) -> CellNet | None:
 def load_turns(game: str) -> CellNet | None:
     """The shipped turn net of ``game`` (:func:`train_turns`), or None when there is none."""
     return _shipped(f"turnnet-{game}", (0, 1, 2, 3))
+
+
+def sees_blanks(game: str) -> bool:
+    """Whether ``game``'s net tells a blank from an empty square: it has a class for one
+    and reads each cell beside the photo's own empty square (:attr:`CellNet.reads_context`);
+    a net that sees the cell alone takes a white blank on a pale square for the square."""
+    net = load(game)
+    return net is not None and "?" in net.classes and net.reads_context
 
 
 def turn_scores(view: BoardView, game: str, cells: np.ndarray) -> np.ndarray | None:
@@ -497,28 +522,33 @@ class Weighing:
     likely_joker: float | None = None           # a joker over an empty reading
     sided: tuple[float, float] | None = None    # (p, z): a tile where the sides say one
     glared: float | None = None                 # a tile under a glare
-    unseen_blank: float | None = None           # an empty square a blank may be
+    unseen_blank: float | None = None           # an empty square a blank may be (a net
+                                                # that does not sees_blanks)
     faded_dots: float | None = None             # a ÷ over a − reading
 
 
 def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
          probs: np.ndarray, classes: tuple, rules: Weighing, *,
          blanks: int | None = None, sides: np.ndarray | None = None,
-         glare: np.ndarray | None = None, inked_jokers: bool = False) -> None:
+         glare: np.ndarray | None = None, inked_jokers: bool = False,
+         sees_blanks: bool = True) -> None:
     """Weigh the glyph reading (``cells``, ``confidence``, changed in place) with the net's
     ``probs`` under ``rules``: where they differ, the net's answer is taken when it is at
     least ``sure`` or the glyph reading's confidence is below ``doubt``, or (``fair``: p, c)
     when it is at least p and the glyph reading's below c; the cells to ``leave`` (hidden ones)
-    and readings the net has no class for (a Mixmath blank) are left alone. An agreement is
+    and readings the net has no class for are left alone. An agreement is
     as sure as the surer of the two, but on an empty square whose ``sides`` look like a
     tile's (``sided``'s z) only as sure as the net where the set's jokers have no ink: the
     glyph reader, blind to an ink-less joker, says nothing against one there (dev
     Calculissimo tier 2: jokers missed, shown sure, while the net gave them 0.2-0.45). A
-    net with no class for the set's blanks (Mixmath's: ``unseen_blank``) calls a blank an
-    empty square, so its agreement leaves the glyph reader's doubt (below ``doubt``) as it
-    is, and on a square whose sides look like a tile's is at most ``unseen_blank`` sure
-    (dev Mixmath renders, 300 a tier: blanks missed and shown sure on 16 photos of 300 ->
-    4 at tier 1, 33 -> 8 at tier 2, for 0.4 and 0.7 more cells to check a photo). A
+    net that does not ``sees_blanks`` (:func:`sees_blanks`: Mixmath's sees a cell without
+    the photo's own empty square beside it) takes some white blanks on pale squares for
+    the square, surely: its empty square says nothing against a blank, so a blank the
+    glyph reader saw stays, an agreement leaves the glyph reader's doubt (below
+    ``doubt``) as it is, and on a square whose sides look like a tile's is at most
+    ``unseen_blank`` sure (dev Mixmath renders, tier 2, 300 photos: blanks missed and
+    shown sure on 14 photos -> 6, all right 264 -> 267, for 0.6 more cells to check a
+    photo). A
     kept reading the net disputes no surer than the net leaves room for. The set has
     ``blanks`` jokers at most: past that, the jokers the net put down least surely go back
     to the glyph reading; short of that, a joker the net gives at least ``likely_joker``
@@ -566,6 +596,17 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     >>> cells, conf.round(2).tolist()
     ([[None, None]], [[0.6, 1.0]])
 
+    A net blind to a blank on its square (``sees_blanks`` False) leaves the glyph
+    reader's blank, and its empty square with a tile's sides is shown to check:
+
+    >>> cells, conf = [["?", None]], np.array([[0.7, 1.0]])
+    >>> empty = np.array([[[0.94, 0, 0, 0.06], [0.95, 0, 0, 0.05]]])
+    >>> fuse(cells, conf, np.zeros((1, 2), bool), empty, (None, "4", "5", "?"),
+    ...      Weighing(sided=(0.5, 4.0), unseen_blank=0.5), blanks=2,
+    ...      sides=np.array([[np.nan, 6.0]]), sees_blanks=False)
+    >>> cells, conf.round(2).tolist()
+    ([['?', None]], [[0.7, 0.5]])
+
     On boardsight's print-and-play board, whose jokers wear a star, it puts none down:
 
     >>> cells = [[None, None, "?"]]
@@ -585,7 +626,7 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     for r, c in zip(*np.nonzero(~leave)):
         mine = cells[r][c]
         theirs = classes[best[r, c]]
-        if mine not in known:
+        if mine not in known or (mine == "?" and theirs is None and not sees_blanks):
             continue
         p = p_best[r, c]
         tile_sides = (mine is None and sided is not None and sides is not None
@@ -597,13 +638,14 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
                 and p >= faded_dots)
         if theirs == mine:
             inkless = mine is None and bool(blanks) and not inked_jokers
-            if inkless and "?" in known and tile_sides:
+            if inkless and sees_blanks and tile_sides:
                 # a joker has no ink: where the sides say a tile lies, the glyph reader's
                 # empty square says nothing against one, and the net alone says how sure
                 confidence[r, c] = p
-            elif inkless and "?" not in known and unseen_blank is not None:
-                # a net with no class for the set's blanks calls one empty: its empty
-                # square says nothing against a blank, the glyph reader's doubt stands
+            elif inkless and not sees_blanks and unseen_blank is not None:
+                # a net that cannot tell a blank from the square it lies on calls it
+                # empty: its empty square says nothing against one, the glyph reader's
+                # doubt stands
                 if confidence[r, c] >= doubt:
                     confidence[r, c] = max(confidence[r, c], p)
                 if tile_sides:
@@ -739,6 +781,42 @@ def _torch_net(n_classes: int, convs=CONVS, hidden: int = HIDDEN, channels: int 
     return nn.Sequential(*layers)
 
 
+def _torch_from(net: CellNet, classes: tuple):
+    """A torch net doing what the exported ``net`` does (:func:`_exported` undone: each
+    BatchNorm an identity, its statistics folded in the convolution before it), its last
+    layer laid out for ``classes``: a class the net had keeps its row, a new one starts
+    from nothing (weights 0, a low bias: rarely said until trained)."""
+    import torch
+    channels = net.w["conv0.w"].shape[0] // _FIRST_TAPS
+    model = _torch_net(len(classes), channels=channels)
+    mods = list(model)
+    convs = [i for i, m in enumerate(mods) if isinstance(m, torch.nn.Conv2d)]
+    with torch.no_grad():
+        for j, i in enumerate(convs):
+            conv, bn = mods[i], mods[i + 1]
+            o, c, k = conv.out_channels, conv.in_channels, conv.kernel_size[0]
+            w = net.w[f"conv{j}.w"].reshape(k, k, c, o).transpose(3, 2, 0, 1)
+            conv.weight.copy_(torch.from_numpy(np.ascontiguousarray(w)))
+            conv.bias.copy_(torch.from_numpy(net.w[f"conv{j}.b"]))
+            bn.weight.fill_(1.0)
+            bn.bias.zero_()
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        lins = [m for m in mods if isinstance(m, torch.nn.Linear)]
+        side, last = CROP_PX // 2 ** len(convs), mods[convs[-1]].out_channels
+        w0 = net.w["fc0.w"].T.reshape(-1, side, side, last).transpose(0, 3, 1, 2)
+        lins[0].weight.copy_(torch.from_numpy(np.ascontiguousarray(w0.reshape(len(w0), -1))))
+        lins[0].bias.copy_(torch.from_numpy(net.w["fc0.b"]))
+        lins[1].weight.zero_()
+        lins[1].bias.fill_(-4.0)
+        for new, value in enumerate(classes):
+            if value in net.classes:
+                old = net.classes.index(value)
+                lins[1].weight[new] = torch.from_numpy(net.w["fc1.w"][:, old])
+                lins[1].bias[new] = float(net.w["fc1.b"][old])
+    return model
+
+
 def _exported(model, classes: tuple) -> CellNet:
     """The torch net's weights with each BatchNorm folded into its convolution, laid out
     for :func:`_conv` (NHWC, (ky, kx, C) rows)."""
@@ -802,12 +880,14 @@ def glared(crops: np.ndarray, rng, share: float) -> np.ndarray:
 
 def _fit(model, crops: np.ndarray, norms: np.ndarray, labels: np.ndarray | None,
          epochs: int, seed: int, threads: int, log, boards: np.ndarray | None = None,
-         contexts: np.ndarray | None = None, glare: float = 0.0):
+         contexts: np.ndarray | None = None, glare: float = 0.0, max_lr: float = 3e-3,
+         keep_norms: bool = False):
     """Train ``model`` on the crops; ``labels`` None: each crop is turned a random number of
     quarter turns, which is its label (:func:`train_turns`). With ``contexts`` (each
     board's :func:`context_of`; ``boards``: each crop's board), each crop is seen beside
     its board's; a tenth of the time with the empty square's for the tile's (a board
-    with no inked tile)."""
+    with no inked tile). ``keep_norms``: the BatchNorms keep their statistics (a net
+    carried on from :func:`_torch_from`)."""
     import torch
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
@@ -831,11 +911,14 @@ def _fit(model, crops: np.ndarray, norms: np.ndarray, labels: np.ndarray | None,
         return torch.from_numpy(xb), torch.from_numpy(yb.astype(np.int64))
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     steps = epochs * ((n + 255) // 256)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps)
     gen = torch.Generator().manual_seed(seed)
     t0 = time.time()
     for epoch in range(epochs):
         model.train()
+        for m in model if keep_norms else ():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.eval()
         order = torch.randperm(n, generator=gen)
         total, right = 0.0, 0
         for s in range(0, n, 256):
@@ -874,10 +957,13 @@ def _load_data(data: list[Path]) -> tuple[np.ndarray, ...]:
 
 
 def train(game: str, data: list[Path], epochs: int = 8, seed: int = 0, threads: int = 2,
-          log=print, context: bool = False, glare: float = GLARE_SHARE) -> CellNet:
+          log=print, context: bool = False, glare: float = GLARE_SHARE,
+          start: CellNet | None = None) -> CellNet:
     """Fit the net of ``game`` on the crops of :func:`make_data` saved in ``data``, ``glare``
     of them seen under a spot of light (:func:`glared`); with ``context``, a net that reads
-    each crop beside its board's :func:`context_of` (the files must hold the contexts)."""
+    each crop beside its board's :func:`context_of` (the files must hold the contexts).
+    From a ``start`` (a trained net, its context as ``context``): carried on at a third of
+    the learning rate, its BatchNorms' statistics kept, a class it lacked learnt anew."""
     crops, norms, labels, boards, contexts = _load_data(data)
     if context and contexts is None:
         raise ValueError("these crops were saved without their boards' contexts: "
@@ -885,8 +971,12 @@ def train(game: str, data: list[Path], epochs: int = 8, seed: int = 0, threads: 
     if not context:
         boards = contexts = None
     classes = CLASSES[game]
-    model = _fit(_torch_net(len(classes), channels=9 if context else 3), crops, norms,
-                 labels, epochs, seed, threads, log, boards, contexts, glare)
+    if start is not None and start.reads_context != context:
+        raise ValueError("the net carried on from must read context as --context says")
+    model = (_torch_net(len(classes), channels=9 if context else 3) if start is None
+             else _torch_from(start, classes))
+    model = _fit(model, crops, norms, labels, epochs, seed, threads, log, boards, contexts,
+                 glare, **({} if start is None else {"max_lr": 1e-3, "keep_norms": True}))
     return _exported(model, classes)
 
 
@@ -925,6 +1015,9 @@ def main(argv=None) -> int:
     parser.add_argument("--context", action="store_true",
                         help="--train a net that reads each cell beside its photo's "
                              "empty square and inked tile (context_of)")
+    parser.add_argument("--carry-on", action="store_true",
+                        help="--train on from the shipped net (learning a class it lacks) "
+                             "rather than afresh")
     parser.add_argument("--store", type=Path, default=Path("/tmp/cellnet"),
                         help="where the crops are kept between --data and --train (all "
                              "GAME-*.npz there are trained on)")
@@ -939,7 +1032,8 @@ def main(argv=None) -> int:
     if args.train:
         net = train(args.train, sorted(args.store.glob(f"{args.train}*.npz")),
                     epochs=args.epochs, threads=args.threads, context=args.context,
-                    glare=args.glare)
+                    glare=args.glare,
+                    start=_carried_on_from(args.train) if args.carry_on else None)
         net.save(MODELS / f"cellnet-{args.train}.npz")
         print(f"saved {MODELS / f'cellnet-{args.train}.npz'}")
     if args.train_turns:

@@ -133,7 +133,7 @@ def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: n
         probs = cellnet.bare_of_jokers(probs, classes, sides, cells, cfg.cellnet_bare_sides)
     cellnet.fuse(cells, confidence, leave, probs, classes, cfg.weighing,
                  blanks=tiles.blank_tiles_of(game), sides=sides, glare=glare,
-                 inked_jokers=inked_jokers)
+                 inked_jokers=inked_jokers, sees_blanks=cellnet.sees_blanks(game))
     cellnet.doubt_the_unseen(cells, confidence, leave, seen, classes, glare,
                              cfg.cellnet_glared_empty_odds)
     return probs

@@ -235,10 +235,11 @@ class TilesConfig:
     cellnet_glared: float | None = 0.4  # where the glyph reader saw an empty square under
                                         # a glare (GridRead.glare), a tile (not a joker)
                                         # the net gives at least this is put down
-    cellnet_unseen_blank: float | None = 0.5  # a net with no class for the set's blanks
-                                        # (Mixmath's) reading an empty square: the glyph
-                                        # reader's doubt stands, and one whose sides look
-                                        # like a tile's (cellnet_sided's z) is this sure
+    cellnet_unseen_blank: float | None = 0.5  # a net blind to a blank on its square
+                                        # (Mixmath's: cellnet.sees_blanks) reading an empty
+                                        # square: the glyph reader's doubt stands, and one
+                                        # whose sides look like a tile's (cellnet_sided's
+                                        # z) is at most this sure
     cellnet_faded_dots: float | None = 0.8  # a ÷ the net gives this much where the glyph
                                         # reader saw a − is put down (its dots faded)
     cellnet_bare_sides: float | None = 3.0  # a square whose sides look like the empty
