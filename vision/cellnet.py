@@ -17,9 +17,8 @@ strength are taken out but the tile's own colour against its square is kept. A n
 reads in context (trained with ``--context``; the reader gives it one) sees each crop
 beside the photo's own empty square and inked tile (:func:`context_of`: the median crop of
 the plain squares and of the tiles with ink), so a white joker on a pale square is told
-by how it differs from both. Calculissimo's shipped net does (its blank jokers on
-pale squares are the commonest miss); Mixmath's does not (no gain measured): see the
-README.
+by how it differs from both. Both shipped nets do (blanks on pale squares are the
+commonest miss of both games): see the README.
 
 Net (:class:`CellNet`, numpy forward; three 2-strided 3x3 convolutions of ``CONVS``
 channels, then a dense layer of ``HIDDEN`` and the classes): about 0.6 million
@@ -37,15 +36,17 @@ of them under a synthetic glare (:func:`glared`). The weights ship in
     python -m vision.cellnet --data GAME --photos 2500 --seed 9600000   # as many again
     python -m vision.cellnet --train mixmath --threads 1                # ~ 25 min
     python -m vision.cellnet --train mixmath --carry-on --epochs 3      # ~ 9 min
+    python -m vision.cellnet --train mixmath --carry-on --context --epochs 3  # ~ 14 min
     python -m vision.cellnet --train calculissimo --context --threads 1 # ~ 45 min
     python -m vision.cellnet --train-turns calculissimo --threads 2     # ~ 3 min
 
 (``--data`` keeps each crop's context, which ``--train`` leaves aside unless
-``--context``.) Mixmath's net was made before its renders laid blanks, with no class for
-one, and then carried on (``--carry-on``: its weights kept, a third of the learning rate,
-the new class learnt) on crops of renders with blanks: a net trained afresh on those
-read the renders as well but 3 of 110 real Mathable photos re-shot wrong where the
-first net read all 110 (session 43); carried on, it reads them all still.
+``--context``.) Mixmath's net was made before its renders laid blanks, reading cells
+alone with no class for one, and then carried on twice (``--carry-on``: its weights kept,
+a third of the learning rate) on crops of renders with blanks: to learn the blank class,
+then to read in context (the context's weights starting at 0). A net trained afresh on
+those crops read the renders as well but 3 of 110 real Mathable photos re-shot wrong
+where the first net read all 110 (session 43); carried on, it reads them all still.
 
 The turn net (:func:`train_turns`, ``vision/models/turnnet-calculissimo.npz``, a smaller
 net of the same kind) tells which of four quarter turns a token's crop lies at: a board
@@ -353,12 +354,19 @@ def load_turns(game: str) -> CellNet | None:
     return _shipped(f"turnnet-{game}", (0, 1, 2, 3))
 
 
+TRUSTED_ON_BLANKS = {"calculissimo": True, "mixmath": False}
+"""Per game, whether its net's "empty" is trusted where a bare blank may lie (measured,
+development tier-2 renders, 300 photos, the weighing replayed): Calculissimo's, yes —
+doubting it would show 1.1 more cells a photo to check for one photo fewer with a sure
+miss (13 -> 12); Mixmath's, no — it takes some white blanks on white squares for the
+square, surely (sure misses 10 -> 6 doubting it, for 0.6 more checks a photo)."""
+
+
 def sees_blanks(game: str) -> bool:
-    """Whether ``game``'s net tells a blank from an empty square: it has a class for one
-    and reads each cell beside the photo's own empty square (:attr:`CellNet.reads_context`);
-    a net that sees the cell alone takes a white blank on a pale square for the square."""
+    """Whether ``game``'s net is trusted to tell a bare blank from the square it lies on:
+    it has a class for one, and :data:`TRUSTED_ON_BLANKS`."""
     net = load(game)
-    return net is not None and "?" in net.classes and net.reads_context
+    return net is not None and "?" in net.classes and TRUSTED_ON_BLANKS.get(game, False)
 
 
 def turn_scores(view: BoardView, game: str, cells: np.ndarray) -> np.ndarray | None:
@@ -541,14 +549,13 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     tile's (``sided``'s z) only as sure as the net where the set's jokers have no ink: the
     glyph reader, blind to an ink-less joker, says nothing against one there (dev
     Calculissimo tier 2: jokers missed, shown sure, while the net gave them 0.2-0.45). A
-    net that does not ``sees_blanks`` (:func:`sees_blanks`: Mixmath's sees a cell without
-    the photo's own empty square beside it) takes some white blanks on pale squares for
-    the square, surely: its empty square says nothing against a blank, so a blank the
-    glyph reader saw stays, an agreement leaves the glyph reader's doubt (below
-    ``doubt``) as it is, and on a square whose sides look like a tile's is at most
-    ``unseen_blank`` sure (dev Mixmath renders, tier 2, 300 photos: blanks missed and
-    shown sure on 14 photos -> 6, all right 264 -> 267, for 0.6 more cells to check a
-    photo). A
+    net that does not ``sees_blanks`` (:func:`sees_blanks`: Mixmath's) takes some white
+    blanks on pale squares for the square, surely: its empty square says nothing against
+    a blank, so a blank the glyph reader saw stays, an agreement leaves the glyph
+    reader's doubt (below ``doubt``) as it is, and on a square whose sides look like a
+    tile's is at most ``unseen_blank`` sure (dev Mixmath renders, tier 2, 300 photos:
+    photos with a blank missed and shown sure 10 -> 6, for 0.6 more cells to check a
+    photo; the net before that read cells alone, 14 -> 6, all right 264 -> 267). A
     kept reading the net disputes no surer than the net leaves room for. The set has
     ``blanks`` jokers at most: past that, the jokers the net put down least surely go back
     to the glyph reading; short of that, a joker the net gives at least ``likely_joker``
@@ -781,13 +788,15 @@ def _torch_net(n_classes: int, convs=CONVS, hidden: int = HIDDEN, channels: int 
     return nn.Sequential(*layers)
 
 
-def _torch_from(net: CellNet, classes: tuple):
+def _torch_from(net: CellNet, classes: tuple, channels: int | None = None):
     """A torch net doing what the exported ``net`` does (:func:`_exported` undone: each
     BatchNorm an identity, its statistics folded in the convolution before it), its last
     layer laid out for ``classes``: a class the net had keeps its row, a new one starts
-    from nothing (weights 0, a low bias: rarely said until trained)."""
+    from nothing (weights 0, a low bias: rarely said until trained). With 9 ``channels``
+    from a net of 3, a net that reads in context, not looking at it yet (weights 0)."""
     import torch
-    channels = net.w["conv0.w"].shape[0] // _FIRST_TAPS
+    had = net.w["conv0.w"].shape[0] // _FIRST_TAPS
+    channels = channels or had
     model = _torch_net(len(classes), channels=channels)
     mods = list(model)
     convs = [i for i, m in enumerate(mods) if isinstance(m, torch.nn.Conv2d)]
@@ -795,8 +804,10 @@ def _torch_from(net: CellNet, classes: tuple):
         for j, i in enumerate(convs):
             conv, bn = mods[i], mods[i + 1]
             o, c, k = conv.out_channels, conv.in_channels, conv.kernel_size[0]
-            w = net.w[f"conv{j}.w"].reshape(k, k, c, o).transpose(3, 2, 0, 1)
-            conv.weight.copy_(torch.from_numpy(np.ascontiguousarray(w)))
+            c_had = had if j == 0 else c
+            w = net.w[f"conv{j}.w"].reshape(k, k, c_had, o).transpose(3, 2, 0, 1)
+            conv.weight.zero_()
+            conv.weight[:, :c_had] = torch.from_numpy(np.ascontiguousarray(w))
             conv.bias.copy_(torch.from_numpy(net.w[f"conv{j}.b"]))
             bn.weight.fill_(1.0)
             bn.bias.zero_()
@@ -962,8 +973,9 @@ def train(game: str, data: list[Path], epochs: int = 8, seed: int = 0, threads: 
     """Fit the net of ``game`` on the crops of :func:`make_data` saved in ``data``, ``glare``
     of them seen under a spot of light (:func:`glared`); with ``context``, a net that reads
     each crop beside its board's :func:`context_of` (the files must hold the contexts).
-    From a ``start`` (a trained net, its context as ``context``): carried on at a third of
-    the learning rate, its BatchNorms' statistics kept, a class it lacked learnt anew."""
+    From a ``start`` (a trained net): carried on at a third of the learning rate, its
+    BatchNorms' statistics kept, a class it lacked learnt anew, and (``context``, from a
+    net that sees the cell alone) the context learnt from nothing."""
     crops, norms, labels, boards, contexts = _load_data(data)
     if context and contexts is None:
         raise ValueError("these crops were saved without their boards' contexts: "
@@ -971,10 +983,11 @@ def train(game: str, data: list[Path], epochs: int = 8, seed: int = 0, threads: 
     if not context:
         boards = contexts = None
     classes = CLASSES[game]
-    if start is not None and start.reads_context != context:
-        raise ValueError("the net carried on from must read context as --context says")
-    model = (_torch_net(len(classes), channels=9 if context else 3) if start is None
-             else _torch_from(start, classes))
+    if start is not None and start.reads_context and not context:
+        raise ValueError("the net carried on from reads context: train it with --context")
+    channels = 9 if context else 3
+    model = (_torch_net(len(classes), channels=channels) if start is None
+             else _torch_from(start, classes, channels))
     model = _fit(model, crops, norms, labels, epochs, seed, threads, log, boards, contexts,
                  glare, **({} if start is None else {"max_lr": 1e-3, "keep_norms": True}))
     return _exported(model, classes)
