@@ -321,24 +321,31 @@ class CellNet:
         np.savez_compressed(path, **self.w)
 
 
-def _shipped(name: str, classes: tuple) -> CellNet | None:
+def _weights(name: str) -> dict[str, np.ndarray] | None:
+    """The shipped weights ``vision/models/NAME.npz``, or None when there are none."""
     path = MODELS / f"{name}.npz"
     if not path.exists():
         return None
     with np.load(path) as f:
-        net = CellNet(dict(f), classes)
-    if len(net.w["fc1.b"]) != len(classes):
-        raise ValueError(f"{path} tells {len(net.w['fc1.b'])} classes apart, this code "
-                         f"{len(classes)}: train it again (python -m vision.cellnet)")
-    return net
+        return dict(f)
+
+
+def _shipped(name: str, classes: tuple) -> CellNet | None:
+    w = _weights(name)
+    if w is None:
+        return None
+    if len(w["fc1.b"]) != len(classes):
+        raise ValueError(f"{MODELS / name}.npz tells {len(w['fc1.b'])} classes apart, this "
+                         f"code {len(classes)}: train it again (python -m vision.cellnet)")
+    return CellNet(w, classes)
 
 
 def _carried_on_from(game: str) -> CellNet:
     """The shipped net of ``game`` to train on from (``--carry-on``): its classes the
     game's, or all but the last, "?" (a net made before it had a class for a blank)."""
-    path, classes = MODELS / f"cellnet-{game}.npz", CLASSES[game]
-    with np.load(path) as f:
-        w = dict(f)
+    w, classes = _weights(f"cellnet-{game}"), CLASSES[game]
+    if w is None:
+        raise ValueError(f"no shipped net of {game} to carry on from: --train it afresh")
     return CellNet(w, classes[:-1] if len(w["fc1.b"]) == len(classes) - 1 else classes)
 
 
@@ -363,10 +370,9 @@ square, surely (sure misses 10 -> 6 doubting it, for 0.6 more checks a photo).""
 
 
 def sees_blanks(game: str) -> bool:
-    """Whether ``game``'s net is trusted to tell a bare blank from the square it lies on:
-    it has a class for one, and :data:`TRUSTED_ON_BLANKS`."""
-    net = load(game)
-    return net is not None and "?" in net.classes and TRUSTED_ON_BLANKS.get(game, False)
+    """Whether ``game``'s net is trusted to tell a bare blank from the square it lies on
+    (:data:`TRUSTED_ON_BLANKS`; every cell net has a class for one, "?")."""
+    return TRUSTED_ON_BLANKS.get(game, False)
 
 
 def turn_scores(view: BoardView, game: str, cells: np.ndarray) -> np.ndarray | None:
@@ -927,9 +933,10 @@ def _fit(model, crops: np.ndarray, norms: np.ndarray, labels: np.ndarray | None,
     t0 = time.time()
     for epoch in range(epochs):
         model.train()
-        for m in model if keep_norms else ():
-            if isinstance(m, torch.nn.BatchNorm2d):
-                m.eval()
+        if keep_norms:
+            for m in model:
+                if isinstance(m, torch.nn.BatchNorm2d):
+                    m.eval()
         order = torch.randperm(n, generator=gen)
         total, right = 0.0, 0
         for s in range(0, n, 256):
@@ -989,7 +996,7 @@ def train(game: str, data: list[Path], epochs: int = 8, seed: int = 0, threads: 
     model = (_torch_net(len(classes), channels=channels) if start is None
              else _torch_from(start, classes, channels))
     model = _fit(model, crops, norms, labels, epochs, seed, threads, log, boards, contexts,
-                 glare, **({} if start is None else {"max_lr": 1e-3, "keep_norms": True}))
+                 glare, max_lr=3e-3 if start is None else 1e-3, keep_norms=start is not None)
     return _exported(model, classes)
 
 
