@@ -898,21 +898,23 @@ def glared(crops: np.ndarray, rng, share: float) -> np.ndarray:
 def _fit(model, crops: np.ndarray, norms: np.ndarray, labels: np.ndarray | None,
          epochs: int, seed: int, threads: int, log, boards: np.ndarray | None = None,
          contexts: np.ndarray | None = None, glare: float = 0.0, max_lr: float = 3e-3,
-         keep_norms: bool = False):
+         keep_norms: bool = False, pool: np.ndarray | None = None):
     """Train ``model`` on the crops; ``labels`` None: each crop is turned a random number of
     quarter turns, which is its label (:func:`train_turns`). With ``contexts`` (each
     board's :func:`context_of`; ``boards``: each crop's board), each crop is seen beside
     its board's; a tenth of the time with the empty square's for the tile's (a board
     with no inked tile). ``keep_norms``: the BatchNorms keep their statistics (a net
-    carried on from :func:`_torch_from`)."""
+    carried on from :func:`_torch_from`). ``pool``: the crops' indices an epoch draws
+    (a crop listed twice is seen twice), all of them once by default."""
     import torch
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
-    n = len(crops)
+    pool = np.arange(len(crops)) if pool is None else pool
+    n = len(pool)
     rng = np.random.default_rng(seed)
 
     def batch(idx):
-        idx = np.sort(idx.numpy())
+        idx = np.sort(idx)
         xb = normalised(glared(crops[idx], rng, glare), norms[idx])
         if contexts is not None:
             ctx = normalised(contexts[boards[idx]], norms[idx][:, None])
@@ -937,7 +939,7 @@ def _fit(model, crops: np.ndarray, norms: np.ndarray, labels: np.ndarray | None,
             for m in model:
                 if isinstance(m, torch.nn.BatchNorm2d):
                     m.eval()
-        order = torch.randperm(n, generator=gen)
+        order = pool[torch.randperm(n, generator=gen).numpy()]
         total, right = 0.0, 0
         for s in range(0, n, 256):
             xb, yb = batch(order[s:s + 256])
@@ -974,15 +976,26 @@ def _load_data(data: list[Path]) -> tuple[np.ndarray, ...]:
     return (*out, boards, np.concatenate([f["contexts"] for f in parts]))
 
 
+def epoch_pool(labels: np.ndarray, label: int, times: int) -> np.ndarray:
+    """The crops an epoch draws: every one once, those of ``label`` ``times`` times.
+
+    >>> epoch_pool(np.array([0, 3, 1, 3]), 3, 3).tolist()
+    [0, 1, 2, 3, 1, 3, 1, 3]
+    """
+    return np.concatenate([np.arange(len(labels))]
+                          + [np.flatnonzero(labels == label)] * (times - 1))
+
+
 def train(game: str, data: list[Path], epochs: int = 8, seed: int = 0, threads: int = 2,
           log=print, context: bool = False, glare: float = GLARE_SHARE,
-          start: CellNet | None = None) -> CellNet:
+          start: CellNet | None = None, blank_times: int = 1) -> CellNet:
     """Fit the net of ``game`` on the crops of :func:`make_data` saved in ``data``, ``glare``
     of them seen under a spot of light (:func:`glared`); with ``context``, a net that reads
     each crop beside its board's :func:`context_of` (the files must hold the contexts).
     From a ``start`` (a trained net): carried on at a third of the learning rate, its
     BatchNorms' statistics kept, a class it lacked learnt anew, and (``context``, from a
-    net that sees the cell alone) the context learnt from nothing."""
+    net that sees the cell alone) the context learnt from nothing. Each blank's crop (the
+    class "?") is seen ``blank_times`` times an epoch: the rarest tile, and the hardest."""
     crops, norms, labels, boards, contexts = _load_data(data)
     if context and contexts is None:
         raise ValueError("these crops were saved without their boards' contexts: "
@@ -995,8 +1008,10 @@ def train(game: str, data: list[Path], epochs: int = 8, seed: int = 0, threads: 
     channels = 9 if context else 3
     model = (_torch_net(len(classes), channels=channels) if start is None
              else _torch_from(start, classes, channels))
+    pool = epoch_pool(labels, classes.index("?"), blank_times)
     model = _fit(model, crops, norms, labels, epochs, seed, threads, log, boards, contexts,
-                 glare, max_lr=3e-3 if start is None else 1e-3, keep_norms=start is not None)
+                 glare, max_lr=3e-3 if start is None else 1e-3, keep_norms=start is not None,
+                 pool=pool)
     return _exported(model, classes)
 
 
@@ -1035,6 +1050,8 @@ def main(argv=None) -> int:
     parser.add_argument("--context", action="store_true",
                         help="--train a net that reads each cell beside its photo's "
                              "empty square and inked tile (context_of)")
+    parser.add_argument("--blank-times", type=int, default=1, metavar="K",
+                        help="--train: each blank's crop seen K times an epoch")
     parser.add_argument("--carry-on", action="store_true",
                         help="--train on from the shipped net (learning a class it lacks) "
                              "rather than afresh")
@@ -1052,7 +1069,7 @@ def main(argv=None) -> int:
     if args.train:
         net = train(args.train, sorted(args.store.glob(f"{args.train}*.npz")),
                     epochs=args.epochs, threads=args.threads, context=args.context,
-                    glare=args.glare,
+                    glare=args.glare, blank_times=args.blank_times,
                     start=_carried_on_from(args.train) if args.carry_on else None)
         net.save(MODELS / f"cellnet-{args.train}.npz")
         print(f"saved {MODELS / f'cellnet-{args.train}.npz'}")
