@@ -90,7 +90,6 @@ VARIANTS = {
     "no sided tiles": ({"cellnet_sided": None}, True),
     "no glare tiles": ({"cellnet_glared": None}, True),
     "no faded dots": ({"cellnet_faded_dots": None}, True),
-    "no unseen blanks": ({"cellnet_unseen_blank": None}, True),
     "no bare sides": ({"cellnet_bare_sides": None}, True),
     "no set counts": ({"cellnet_set_counts": False}, True),
     "the net alone": ({"cellnet_sure": 0.0, "cellnet_set_counts": False,

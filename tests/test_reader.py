@@ -407,16 +407,19 @@ def test_a_board_whose_tiles_read_badly_every_way_up_is_read_unsure_of_its_turn(
 
 
 def test_a_joker_missed_where_its_sides_show_is_shown_unsure():
-    """A seeded 1080p tier-2 Calculissimo render (development seeds): a blank joker on a
-    white square, read empty by the glyph reader (a joker has no ink) and, less surely, by
-    the net (0.63 against the joker's 0.35), its square's sides like a tile's. The two
-    agreed, so the empty square was shown sure (1.0); the glyph reader's empty square says
-    nothing against a joker, so it is as sure as the net now, and shown to be checked."""
+    """A seeded 1080p tier-2 Calculissimo render (development seeds): a blank joker read
+    empty by the glyph reader (a joker has no ink) and, less surely, by the net (0.56), its
+    square's sides like a tile's. Agreeing, the two would show the empty square sure (1.0,
+    with no sides rule); the glyph reader's empty square says nothing against a joker, so
+    it is as sure as the net, and shown to be checked."""
     from samples.render import sample_photo
-    img, truth, _ = sample_photo("calculissimo", 2, 1969619540, fonts="held_out", hand=False,
+    img, truth, _ = sample_photo("calculissimo", 2, 999198064, fonts="held_out", hand=False,
                                  resolution=(1920, 1080))
     reading = read_board(img, "calculissimo")
-    assert truth["cells"][6][9] == "?" and reading.cells[6][9] is None
-    assert reading.confidence[6, 9] < 0.9
+    assert truth["cells"][8][4] == "?" and reading.cells[8][4] is None
+    assert reading.confidence[8, 4] < 0.9
     wrong = np.array(reading.cells, dtype=object) != np.array(truth["cells"], dtype=object)
     assert (reading.confidence[wrong] < 0.9).all()
+    sideless = read_board(img, "calculissimo",
+                          config=replace(tiles.TilesConfig(), cellnet_sided=None))
+    assert sideless.cells[8][4] is None and sideless.confidence[8, 4] >= 0.9

@@ -39,6 +39,8 @@ of them under a synthetic glare (:func:`glared`). The weights ship in
     python -m vision.cellnet --train mixmath --carry-on --context --epochs 3  # ~ 14 min
     python -m vision.cellnet --train calculissimo --context --threads 1 # ~ 45 min
     python -m vision.cellnet --train-turns calculissimo --threads 2     # ~ 3 min
+    # then both nets, on fresh crops (--data ... --seed 9700000, and 9800000):
+    python -m vision.cellnet --train GAME --carry-on --context --epochs 3 --blank-times 4 # ~30 min
 
 (``--data`` keeps each crop's context, which ``--train`` leaves aside unless
 ``--context``.) Mixmath's net was made before its renders laid blanks, reading cells
@@ -47,6 +49,8 @@ a third of the learning rate) on crops of renders with blanks: to learn the blan
 then to read in context (the context's weights starting at 0). A net trained afresh on
 those crops read the renders as well but 3 of 110 real Mathable photos re-shot wrong
 where the first net read all 110 (session 43); carried on, it reads them all still.
+Both nets were last carried on with every blank's crop seen four times an epoch
+(``--blank-times``; blanks are a few in a thousand crops and the commonest miss).
 
 The turn net (:func:`train_turns`, ``vision/models/turnnet-calculissimo.npz``, a smaller
 net of the same kind) tells which of four quarter turns a token's crop lies at: a board
@@ -362,11 +366,13 @@ def load_turns(game: str) -> CellNet | None:
 
 
 TRUSTED_ON_BLANKS = {"calculissimo": True, "mixmath": False}
-"""Per game, whether its net's "empty" is trusted where a bare blank may lie (measured,
-development tier-2 renders, 300 photos, the weighing replayed): Calculissimo's, yes —
-doubting it would show 1.1 more cells a photo to check for one photo fewer with a sure
-miss (13 -> 12); Mixmath's, no — it takes some white blanks on white squares for the
-square, surely (sure misses 10 -> 6 doubting it, for 0.6 more checks a photo)."""
+"""Per game, whether its net's "empty" is trusted where a bare blank may lie (measured
+end to end on development tier-2 renders, 1080p, held-out fonts): Calculissimo's, yes —
+doubted, 300 photos gave 267 all right instead of 268, 7 with a sure miss instead of 6;
+Mixmath's, no — it takes some white blanks on white squares for the square, surely:
+trusted, 600 photos gave 541 all right instead of 540 (two blanks the glyph reader
+imagined, shown to check anyway, put right) but 17 with a sure miss instead of 16 (a
+blank it saw put off, surely)."""
 
 
 def sees_blanks(game: str) -> bool:
@@ -536,8 +542,6 @@ class Weighing:
     likely_joker: float | None = None           # a joker over an empty reading
     sided: tuple[float, float] | None = None    # (p, z): a tile where the sides say one
     glared: float | None = None                 # a tile under a glare
-    unseen_blank: float | None = None           # an empty square a blank may be (a net
-                                                # that does not sees_blanks)
     faded_dots: float | None = None             # a ÷ over a − reading
 
 
@@ -556,13 +560,9 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     glyph reader, blind to an ink-less joker, says nothing against one there (dev
     Calculissimo tier 2: jokers missed, shown sure, while the net gave them 0.2-0.45). A
     net that does not ``sees_blanks`` (:func:`sees_blanks`: Mixmath's) takes some white
-    blanks on pale squares for the square, surely: its empty square says nothing against
-    a blank, so a blank the glyph reader saw stays, an agreement leaves the glyph
-    reader's doubt (below ``doubt``) as it is, and on a square whose sides look like a
-    tile's is at most ``unseen_blank`` sure (dev Mixmath renders, tier 2, 300 photos:
-    photos with a blank missed and shown sure 10 -> 6, for 0.6 more cells to check a
-    photo; the net before that read cells alone, 14 -> 6, all right 264 -> 267). A
-    kept reading the net disputes no surer than the net leaves room for. The set has
+    blanks on pale squares for the square, surely: its "empty" never overrules a blank
+    the glyph reader saw. A kept reading the net disputes no surer than the net leaves
+    room for. The set has
     ``blanks`` jokers at most: past that, the jokers the net put down least surely go back
     to the glyph reading; short of that, a joker the net gives at least ``likely_joker``
     where the glyph reader saw an empty square is put down too, the surest first (a joker
@@ -610,15 +610,13 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     ([[None, None]], [[0.6, 1.0]])
 
     A net blind to a blank on its square (``sees_blanks`` False) leaves the glyph
-    reader's blank, and its empty square with a tile's sides is shown to check:
+    reader's blank:
 
-    >>> cells, conf = [["?", None]], np.array([[0.7, 1.0]])
-    >>> empty = np.array([[[0.94, 0, 0, 0.06], [0.95, 0, 0, 0.05]]])
-    >>> fuse(cells, conf, np.zeros((1, 2), bool), empty, (None, "4", "5", "?"),
-    ...      Weighing(sided=(0.5, 4.0), unseen_blank=0.5), blanks=2,
-    ...      sides=np.array([[np.nan, 6.0]]), sees_blanks=False)
+    >>> cells, conf = [["?"]], np.array([[0.7]])
+    >>> fuse(cells, conf, np.zeros((1, 1), bool), np.array([[[0.94, 0, 0, 0.06]]]),
+    ...      (None, "4", "5", "?"), Weighing(), blanks=2, sees_blanks=False)
     >>> cells, conf.round(2).tolist()
-    ([['?', None]], [[0.7, 0.5]])
+    ([['?']], [[0.7]])
 
     On boardsight's print-and-play board, whose jokers wear a star, it puts none down:
 
@@ -630,7 +628,6 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     """
     sure, doubt, fair = rules.sure, rules.doubt, rules.fair
     likely_joker, sided, glared = rules.likely_joker, rules.sided, rules.glared
-    unseen_blank = rules.unseen_blank
     faded_dots = rules.faded_dots
     best, p_best = _top(probs)
     known = set(classes)
@@ -655,14 +652,6 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
                 # a joker has no ink: where the sides say a tile lies, the glyph reader's
                 # empty square says nothing against one, and the net alone says how sure
                 confidence[r, c] = p
-            elif inkless and not sees_blanks and unseen_blank is not None:
-                # a net that cannot tell a blank from the square it lies on calls it
-                # empty: its empty square says nothing against one, the glyph reader's
-                # doubt stands
-                if confidence[r, c] >= doubt:
-                    confidence[r, c] = max(confidence[r, c], p)
-                if tile_sides:
-                    confidence[r, c] = min(confidence[r, c], unseen_blank)
             else:
                 confidence[r, c] = max(confidence[r, c], p)
         elif p >= sure or confidence[r, c] < doubt or (

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import cellnet, tiles
-from .reading import BoardReading
+from .reading import UNSURE_BELOW, BoardReading
 
 PX_PER_CELL = 64
 """Rectified cell side the cell reader works at (digits ~25 px tall)."""
@@ -278,10 +278,9 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     hidden = read.blinded & ~holds
     read.confidence[hidden] = np.minimum(read.confidence[hidden], tiles_cfg.conf_blinded)
     if turned_unsure:   # a doubt about the board, not about any glyph: after Tesseract
-        # ... and about the squares its tiles, and the squares it read bare but doubts
-        # (below ``unsure_below``, the glyph reader's doubt), would lie on were the board
-        # turned
-        maybe = holds | (read.confidence < tiles_cfg.unsure_below)
+        # ... and about the squares its tiles, and the squares it read bare but shows to
+        # check (a tile may lie there), would lie on were the board turned
+        maybe = holds | (read.confidence < UNSURE_BELOW)
         doubt = maybe.copy()
         for k in ((1, 2, 3) if g.rows == g.cols else (2,)):
             doubt |= np.rot90(maybe, k)

@@ -235,11 +235,6 @@ class TilesConfig:
     cellnet_glared: float | None = 0.4  # where the glyph reader saw an empty square under
                                         # a glare (GridRead.glare), a tile (not a joker)
                                         # the net gives at least this is put down
-    cellnet_unseen_blank: float | None = 0.5  # a net blind to a blank on its square
-                                        # (Mixmath's: cellnet.sees_blanks) reading an empty
-                                        # square: the glyph reader's doubt stands, and one
-                                        # whose sides look like a tile's (cellnet_sided's
-                                        # z) is at most this sure
     cellnet_faded_dots: float | None = 0.8  # a ÷ the net gives this much where the glyph
                                         # reader saw a − is put down (its dots faded)
     cellnet_bare_sides: float | None = 3.0  # a square whose sides look like the empty
@@ -295,7 +290,6 @@ class TilesConfig:
         return Weighing(sure=self.cellnet_sure, doubt=self.cellnet_doubt,
                         fair=self.cellnet_fair, likely_joker=self.cellnet_likely_joker,
                         sided=self.cellnet_sided, glared=self.cellnet_glared,
-                        unseen_blank=self.cellnet_unseen_blank,
                         faded_dots=self.cellnet_faded_dots)
 
 
