@@ -562,9 +562,9 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     net that does not ``sees_blanks`` (:func:`sees_blanks`: Mixmath's) takes some white
     blanks on pale squares for the square, surely: its "empty" never overrules a blank
     the glyph reader saw. A kept reading the net disputes no surer than the net leaves
-    room for. The set has
-    ``blanks`` jokers at most: past that, the jokers the net put down least surely go back
-    to the glyph reading; short of that, a joker the net gives at least ``likely_joker``
+    room for. The set has ``blanks`` jokers at most: past that, the jokers the net put
+    down least surely go back to the glyph reading; short of that, a joker the net gives
+    at least ``likely_joker``
     where the glyph reader saw an empty square is put down too, the surest first (a joker
     has no ink: the glyph reader's blind spot, and the net's false jokers are mostly on
     boards where it sees many). Where the glyph reader saw
