@@ -106,6 +106,12 @@ def _rng(seed: int, part: str) -> np.random.Generator:
     return np.random.default_rng([int(seed) & 0xFFFFFFFF, zlib.crc32(part.encode())])
 
 
+def position_rng(seed: int) -> np.random.Generator:
+    """The random stream :func:`sample_photo` draws photo ``seed``'s position from (with
+    :func:`random_cells`)."""
+    return _rng(seed, "cells")
+
+
 def photo_seed(seed: int, i: int) -> int:
     """The seed of photo ``i`` of a batch started with ``seed``.
 
@@ -676,7 +682,7 @@ def sample_photo(game: str, tier: int, seed: int, fill: float | None = None,
     """A random position of ``game`` photographed: (image, truth, jpeg bytes). Everything,
     the position included, derives from ``seed`` (see :func:`photo_seed` for batches).
     Mastermind rows that are complete get the key pegs of a random secret code."""
-    rng = _rng(seed, "cells")
+    rng = position_rng(seed)
     cells = random_cells(game, rng, fill=fill, rows=rows, cols=cols)
     if game == "mastermind" and "keys" not in kwargs:
         palette = load_definition(game)["palette"]
