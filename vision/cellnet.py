@@ -372,7 +372,7 @@ doubted, 300 photos gave 267 all right instead of 268, 7 with a sure miss instea
 Mixmath's, no — it takes some white blanks on white squares for the square, surely:
 trusted, 600 photos gave 541 all right instead of 540 (two blanks the glyph reader
 imagined, shown to check anyway, put right) but 17 with a sure miss instead of 16 (a
-blank it saw put off, surely)."""
+blank the glyph reader saw, put off surely)."""
 
 
 def sees_blanks(game: str) -> bool:
@@ -564,11 +564,10 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     the glyph reader saw. A kept reading the net disputes no surer than the net leaves
     room for. The set has ``blanks`` jokers at most: past that, the jokers the net put
     down least surely go back to the glyph reading; short of that, a joker the net gives
-    at least ``likely_joker``
-    where the glyph reader saw an empty square is put down too, the surest first (a joker
-    has no ink: the glyph reader's blind spot, and the net's false jokers are mostly on
-    boards where it sees many). Where the glyph reader saw
-    an empty square whose ``sides`` look like the photo's inked tiles' by at least z
+    at least ``likely_joker`` where the glyph reader saw an empty square is put down too,
+    the surest first (a joker has no ink: the glyph reader's blind spot, and the net's
+    false jokers are mostly on boards where it sees many). Where the glyph reader saw an
+    empty square whose ``sides`` look like the photo's inked tiles' by at least z
     robust spreads (``sided``: p, z; :func:`vision.blanks.tile_likeness`: the rim, sides
     and shadow every tile shows, which the net's close crop barely sees), the net's tile
     is taken when it gives it at least p: a joker while the set has more, any other tile
@@ -610,10 +609,10 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     ([[None, None]], [[0.6, 1.0]])
 
     A net blind to a blank on its square (``sees_blanks`` False) leaves the glyph
-    reader's blank:
+    reader's blank, however sure its empty square:
 
     >>> cells, conf = [["?"]], np.array([[0.7]])
-    >>> fuse(cells, conf, np.zeros((1, 1), bool), np.array([[[0.94, 0, 0, 0.06]]]),
+    >>> fuse(cells, conf, np.zeros((1, 1), bool), np.array([[[0.98, 0, 0, 0.02]]]),
     ...      (None, "4", "5", "?"), Weighing(), blanks=2, sees_blanks=False)
     >>> cells, conf.round(2).tolist()
     ([['?']], [[0.7]])
