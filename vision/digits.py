@@ -193,7 +193,7 @@ class GlyphModel:
         path.parent.mkdir(parents=True, exist_ok=True)
         arrays = {"mean": self.mean, "scale": self.scale}
         for i, (w, b) in enumerate(self.layers):
-            arrays[f"w{i}"] = w.astype(np.float32)
+            arrays[f"w{i}"] = _flush_subnormal(w.astype(np.float32))
             arrays[f"b{i}"] = b.astype(np.float32)
         np.savez_compressed(path, meta=np.array(json.dumps(self.meta)), **arrays)
 
@@ -201,8 +201,20 @@ class GlyphModel:
     def load(cls, path: Path = MODEL_PATH) -> GlyphModel:
         with np.load(path) as z:
             n = sum(1 for k in z.files if k.startswith("w"))
-            layers = [(z[f"w{i}"], z[f"b{i}"]) for i in range(n)]
+            layers = [(_flush_subnormal(z[f"w{i}"]), z[f"b{i}"]) for i in range(n)]
             return cls(z["mean"], z["scale"], layers, json.loads(str(z["meta"])))
+
+
+def _flush_subnormal(w: np.ndarray) -> np.ndarray:
+    """``w`` with its subnormal float32 weights (below 1.2e-38: weight decay's leftovers on
+    dead inputs, over half the shipped glyph model's first layer) set to 0. They add nothing
+    to a logit, but every product with one takes the CPU's slow path: with them a batch of
+    glyphs took ~40x longer to score in float32 (measured: 400 glyphs 190 ms, flushed 5 ms).
+
+    >>> _flush_subnormal(np.array([1e-39, -1e-40, 0.5], np.float32)).tolist()
+    [0.0, 0.0, 0.5]
+    """
+    return np.where(np.abs(w) < np.finfo(np.float32).tiny, np.float32(0), w).astype(w.dtype)
 
 
 @lru_cache(maxsize=1)
