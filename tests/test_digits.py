@@ -58,6 +58,20 @@ def test_model_round_trips_through_a_file(tmp_path):
     assert np.allclose(model.predict_proba(x), again.predict_proba(x), atol=1e-6)
 
 
+def test_loaded_weights_have_no_subnormals(tmp_path):
+    # a subnormal weight adds nothing but sends each product to the CPU's slow path
+    model = digits.fit(np.eye(4, dtype=np.float32), np.arange(4), hidden=0, epochs=1,
+                       n_classes=4)
+    model.layers[0][0][0, 0] = 1e-40
+    np.savez(tmp_path / "m.npz", meta=np.array("{}"), mean=model.mean, scale=model.scale,
+             w0=model.layers[0][0], b0=model.layers[0][1])
+    w = digits.GlyphModel.load(tmp_path / "m.npz").layers[0][0]
+    assert w[0, 0] == 0 and w.dtype == np.float32
+    tiny = np.finfo(np.float32).tiny
+    for w, _ in digits.load_model().layers:
+        assert not ((np.abs(w) < tiny) & (w != 0)).any()
+
+
 def test_shipped_model_is_small_and_trained_on_train_fonts_only():
     model = digits.load_model()
     assert digits.MODEL_PATH.stat().st_size < 2_000_000
