@@ -34,6 +34,7 @@ from vision import board as vboard
 from vision import cellnet, tiles
 from vision.board import BoardNotFound
 from vision.reader import read_located, weigh
+from vision.reading import UNSURE_BELOW
 
 GAMES = ("mixmath", "calculissimo")
 DEV_SEED = 605_000
@@ -79,6 +80,11 @@ def weighed(read: Read, cfg: tiles.TilesConfig, second_look: bool = True) -> lis
     if cfg.cellnet_set_counts:
         cellnet.keep_to_set(cells, confidence, probs, cellnet.CLASSES[read.game],
                             tiles.tile_counts_of(read.game))
+    if cfg.cellnet_connected:
+        anchors, printed = tiles.centre_of_play(read.game, len(cells), len(cells[0]))
+        cellnet.keep_connected(cells, confidence, probs, cellnet.CLASSES[read.game], anchors,
+                               printed | t["leave"], UNSURE_BELOW,
+                               inkless=tiles.blank_tiles_of(read.game) > 0)
     return cells
 
 
@@ -92,8 +98,9 @@ VARIANTS = {
     "no faded dots": ({"cellnet_faded_dots": None}, True),
     "no bare sides": ({"cellnet_bare_sides": None}, True),
     "no set counts": ({"cellnet_set_counts": False}, True),
+    "no one group": ({"cellnet_connected": False}, True),
     "the net alone": ({"cellnet_sure": 0.0, "cellnet_set_counts": False,
-                       "cellnet_bare_sides": None}, True),
+                       "cellnet_connected": False, "cellnet_bare_sides": None}, True),
 }
 """name -> (TilesConfig changes, with the net's second look?)."""
 

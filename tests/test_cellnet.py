@@ -622,17 +622,24 @@ def test_a_joker_the_sides_veto_is_shown_unsure_not_empty_for_sure():
     jokers on pale squares whose sides look like the empty squares' (2.8 spreads). The
     net gives them 0.98 and 0.63, the sides' veto keeps them empty — wrongly, but the
     reading asks ("check this") rather than scoring an empty square as sure: no wrong
-    cell is shown sure."""
+    cell is shown sure. (One of them, between the tiles and a token it leaves apart, the
+    group's rule puts back, still shown to check.)"""
+    from dataclasses import replace
+
     from samples.render import sample_photo
+    from vision import tiles
     from vision.reader import read_board
     img, truth, _ = sample_photo("calculissimo", 2, 1549550994, fonts="held_out", hand=False,
                                  resolution=(1920, 1080))
-    reading = read_board(img, "calculissimo")
+    reading = read_board(img, "calculissimo",
+                         config=replace(tiles.TilesConfig(), cellnet_connected=False))
     for r, c in ((7, 6), (2, 5)):
         assert truth["cells"][r][c] == "?" and reading.cells[r][c] is None
         assert reading.confidence[r, c] < 0.4
     wrong = np.array(reading.cells, dtype=object) != np.array(truth["cells"], dtype=object)
     assert wrong.any() and (reading.confidence[wrong] < 0.9).all()
+    connected = read_board(img, "calculissimo")
+    assert connected.cells[2][5] == "?" and connected.confidence[2, 5] < 0.4
 
 
 def test_a_tile_whose_ink_a_glare_took_is_shown_unsure_not_empty_for_sure():
@@ -698,3 +705,72 @@ def test_the_mixmath_nets_empty_does_not_overrule_a_blank_the_glyph_reader_saw(
     monkeypatch.setitem(cellnet.TRUSTED_ON_BLANKS, "mixmath", True)
     trusted = read_board(img, "mixmath")
     assert trusted.cells[r][c] is None and trusted.confidence[r, c] >= UNSURE_BELOW
+
+
+@pytest.mark.parametrize("game, seed, cell", [
+    ("mixmath", 4120183961, (2, 6)),          # a blank the readers took for its square
+    ("calculissimo", 3763941346, (10, 6)),    # a joker likewise
+])
+def test_a_tile_missed_between_the_tiles_and_a_group_apart_is_put_back(game, seed, cell):
+    """Seeded tier-2 renders (held-out fonts, development seeds): without the rule a tile
+    left apart from the centre's group shows that the square between read empty holds an
+    inkless tile; with it every cell is right, the mended one still shown to check."""
+    from dataclasses import replace
+
+    from samples.render import sample_photo
+    from vision import tiles
+    from vision.reader import read_board
+    from vision.reading import UNSURE_BELOW
+    img, truth, _ = sample_photo(game, 2, seed, fonts="held_out", hand=False,
+                                 resolution=(1920, 1080))
+    assert truth["cells"][cell[0]][cell[1]] == "?"
+    off = read_board(img, game, config=replace(tiles.TilesConfig(), cellnet_connected=False))
+    assert off.cells[cell[0]][cell[1]] is None
+    assert sum(v != t for row, trow in zip(off.cells, truth["cells"])
+               for v, t in zip(row, trow)) == 1
+    on = read_board(img, game)
+    assert on.cells == truth["cells"]
+    assert on.confidence[cell] < UNSURE_BELOW
+
+
+def test_tiles_seen_apart_from_the_group_are_dropped_when_unsure():
+    """A seeded tier-2 Mixmath render: 1s and 8s seen on empty squares far from the tiles
+    (a set's pale print under the light), all shown to check, are emptied; the one seen
+    beside the group stays (nothing tells it from a tile)."""
+    from dataclasses import replace
+
+    from samples.render import sample_photo
+    from vision import tiles
+    from vision.reader import read_board
+    img, truth, _ = sample_photo("mixmath", 2, 2939711128, fonts="held_out", hand=False,
+                                 resolution=(1920, 1080))
+    wrong = lambda rd: {(r, c) for r in range(14) for c in range(14)   # noqa: E731
+                        if rd.cells[r][c] != truth["cells"][r][c]}
+    off = wrong(read_board(img, "mixmath",
+                           config=replace(tiles.TilesConfig(), cellnet_connected=False)))
+    assert {(0, 3), (5, 1), (8, 1), (10, 2), (12, 3)} < off
+    assert wrong(read_board(img, "mixmath")) == off - {(0, 3), (5, 1), (8, 1), (10, 2), (12, 3)}
+
+
+def test_keep_connected_changes_only_unsure_readings():
+    cells = [[None, 5, None, 7]]
+    probs = np.array([[[1, 0, 0], [0, .9, .1], [.6, .1, .3], [0, .1, .9]]])
+    sure_gap = np.array([[1.0, 1.0, 0.95, 0.5]])      # the square between read surely empty
+    cellnet.keep_connected(cells, sure_gap, probs, (None, 5, 7), ((0, 1),),
+                           np.zeros((1, 4), bool), 0.9, inkless=True)
+    assert cells == [[None, 5, None, None]]           # so the lone 7, unsure, goes
+    cells = [[None, 5, None, 7]]
+    both_sure = np.array([[1.0, 1.0, 0.95, 0.95]])
+    cellnet.keep_connected(cells, both_sure, probs, (None, 5, 7), ((0, 1),),
+                           np.zeros((1, 4), bool), 0.9, inkless=True)
+    assert cells == [[None, 5, None, 7]]              # a tile truly put apart stays
+    cells = [[None, 5, None, 7]]
+    cellnet.keep_connected(cells, np.array([[1.0, 1.0, 0.3, 0.5]]), probs, (None, 5, 7),
+                           ((0, 1),), np.zeros((1, 4), bool), 0.9, inkless=True)
+    assert cells == [[None, 5, "?", 7]]               # the gap likelier wrong: a blank
+    cells = [[None, None, None, 7]]                   # a hand over the square between
+    hidden = np.array([[False, False, True, False]])
+    cellnet.keep_connected(cells, np.array([[1.0, 1.0, 1.0, 0.5]]), probs, (None, 5, 7),
+                           ((0, 1),), hidden | np.array([[False, True, False, False]]),
+                           0.9, inkless=True)
+    assert cells == [[None, None, None, 7]]

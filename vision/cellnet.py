@@ -75,6 +75,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 CELL_PX = 24     # a cell in the net's picture: the smallest cell a photo may have (BOARDS.md)
@@ -711,6 +712,68 @@ def keep_to_set(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
         if classes[k] is not None:
             tally[classes[k]] += 1
         confidence[r[i], c[i]] = min(confidence[r[i], c[i]], probs[r[i], c[i], k])
+
+
+def keep_connected(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
+                   classes: tuple, anchors: tuple, held: np.ndarray, unsure_below: float,
+                   inkless: bool) -> None:
+    """The tiles of a board in play are one group reaching its centre (``anchors``:
+    Mixmath's printed 1 2 3 4, Calculissimo's start square): every turn's tiles touch the
+    board's. A group of tiles the reading leaves apart from it is one of two misreadings:
+    a tile missed on a square between them, or tiles seen where there are none. Only
+    readings shown to check (confidence below ``unsure_below``) are changed, and they
+    stay so: of a square beside both read empty (the least sure of them) and the group's
+    own cells, the side whose readings are likelier wrong, by their confidences, is
+    taken wrong. The missed tile is an inkless one (``inkless``: the set has blanks or
+    jokers, "?"; neither reader saw ink there), else the net's likeliest value
+    (``probs``, ``classes``: its empty class first). ``held`` (bool, rows x cols):
+    squares taken whatever the reading (Mixmath's printed numbers; cells a hand hides or
+    the photo cuts off, which may hold tiles). Nothing changes on a board whose anchors
+    are not taken. ``cells`` and ``confidence`` change in place.
+
+    >>> cells = [[None, 5, None, 7, None, 7]]          # anchor (0, 1); two 7s lie apart
+    >>> conf = np.array([[1.0, 1.0, 0.2, 0.95, 1.0, 0.7]])
+    >>> probs = np.array([[[1, 0, 0], [0, .9, .1], [.6, .1, .3], [0, .1, .9], [1, 0, 0],
+    ...                    [.4, 0, .6]]])
+    >>> keep_connected(cells, conf, probs, (None, 5, 7), ((0, 1),), np.zeros((1, 6), bool),
+    ...                0.9, inkless=False)
+    >>> cells                      # a 7 missed at (0, 2); the last 7 seen where none is
+    [[None, 5, 7, 7, None, None]]
+    """
+    taken = np.array([[v is not None for v in row] for row in cells]) | held
+    n, label = cv2.connectedComponents(taken.astype(np.uint8), connectivity=4)
+    main = np.isin(label, [label[r, c] for r, c in anchors if taken[r, c]])
+    if not main.any():
+        return
+    unsure = confidence < unsure_below
+    for k in np.unique(label[taken & ~main]):
+        group = label == k
+        at = [tuple(rc) for rc in np.argwhere(group)]
+        # the odds each side is wrong, its readings' confidences taken as probabilities
+        drop = (np.prod([1 - confidence[r, c] for r, c in at])
+                if all(unsure[r, c] and cells[r][c] is not None for r, c in at) else 0.0)
+        gaps = np.argwhere(_beside(group) & _beside(main) & ~taken & unsure)
+        r, c = min(gaps, key=lambda rc: confidence[tuple(rc)], default=(0, 0))
+        bridge = 1 - confidence[r, c] if len(gaps) else 0.0
+        if max(drop, bridge) == 0:
+            continue
+        if bridge >= drop:
+            cells[r][c] = "?" if inkless else classes[1 + int(probs[r, c, 1:].argmax())]
+            main |= group
+            main[r, c] = True
+        else:
+            for r, c in at:
+                cells[r][c] = None
+
+
+def _beside(mask: np.ndarray) -> np.ndarray:
+    """The cells next to ``mask`` (above, below, left, right) and not in it."""
+    near = np.zeros_like(mask)
+    near[1:] |= mask[:-1]
+    near[:-1] |= mask[1:]
+    near[:, 1:] |= mask[:, :-1]
+    near[:, :-1] |= mask[:, 1:]
+    return near & ~mask
 
 
 # -- training data ---------------------------------------------------------------------------

@@ -266,6 +266,11 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     if probs is not None and tiles_cfg.cellnet_set_counts:   # no more of a value than the set has
         cellnet.keep_to_set(read.cells, read.confidence, probs, classes,
                             tiles.tile_counts_of(game))
+    if probs is not None and tiles_cfg.cellnet_connected:   # one group, from the centre
+        anchors, printed = tiles.centre_of_play(game, g.rows, g.cols)
+        cellnet.keep_connected(read.cells, read.confidence, probs, classes, anchors,
+                               printed | read.occluded, UNSURE_BELOW,
+                               inkless=tiles.blank_tiles_of(game) > 0)
     if probs is not None and calibrated:
         # the net may not overrule a calibrated set's sure readings (``leave``), but its
         # agreement counts: as sure as the surer of the two (a square's own print, mostly)

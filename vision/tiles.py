@@ -248,6 +248,10 @@ class TilesConfig:
                                         # tile the glyph reader cut no glyph from
     cellnet_set_counts: bool = True     # no more tiles of a value than the set has: the
                                         # excess goes to the net's next answer (keep_to_set)
+    cellnet_connected: bool = True      # the tiles are one group reaching the centre: a
+                                        # group apart is a tile missed or tiles seen where
+                                        # none are, whichever the net finds likelier
+                                        # (keep_connected)
 
     skin_min_frac: float = 0.5          # a cell this much skin-coloured is a hand candidate
     # what the board explains: an empty square's face has its colour, in shade or glare
@@ -1141,6 +1145,26 @@ def _layout_chars(game: str, rows: int, cols: int) -> list[str] | None:
     if len(chars) != rows or any(len(row) != cols for row in chars):
         return None
     return chars
+
+
+@lru_cache(maxsize=None)
+def centre_of_play(game: str, rows: int, cols: int) -> tuple[tuple, np.ndarray]:
+    """(the squares the tiles in play grow from, the squares printed as tiles): Mixmath's
+    centre 1 2 3 4 (both), Calculissimo's start square (the first); none when the board
+    is not the game's layout. The mask is read-only.
+
+    >>> centre_of_play("calculissimo", 15, 15)[0], int(centre_of_play("mixmath", 14, 14)[1].sum())
+    (((7, 7),), 4)
+    """
+    from calibration.layouts import fixed_numbers, starred_squares
+    printed = np.zeros((rows, cols), bool)
+    if _layout_chars(game, rows, cols) is None:
+        return (), printed
+    numbers = tuple(fixed_numbers(game))
+    for r, c in numbers:
+        printed[r, c] = True
+    printed.flags.writeable = False
+    return numbers + tuple(starred_squares(game)), printed
 
 
 @lru_cache(maxsize=None)
