@@ -121,7 +121,9 @@ def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: n
           glare: np.ndarray | None = None, inked_jokers: bool = False) -> np.ndarray:
     """The glyph reading (``cells``, ``confidence``: changed in place) weighed with the
     net's ``probs`` under ``cfg``'s rules: the sides' veto on the net's jokers
-    (:func:`vision.cellnet.bare_of_jokers`), then :func:`vision.cellnet.fuse` (``sides``:
+    (:func:`vision.cellnet.bare_of_jokers`; a net taught its set's blanks is vetoed on
+    barer sides only, and a joker of its let through is shown to check), then
+    :func:`vision.cellnet.fuse` (``sides``:
     ``GridRead.sides_like``, ``glare``: ``GridRead.glare``; ``inked_jokers``: the set's
     jokers wear a star, boardsight's print-and-play), then the net's doubt where a tile
     may lie unseen (:func:`vision.cellnet.doubt_the_unseen`). Returns the
@@ -129,11 +131,18 @@ def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: n
     the reading's weighing through this.)"""
     classes = cellnet.CLASSES[game]
     seen = probs   # the net's own answer: the veto changes the choice, not its doubt
-    if cfg.cellnet_bare_sides is not None:
-        probs = cellnet.bare_of_jokers(probs, classes, sides, cells, cfg.cellnet_bare_sides)
+    bare = cfg.cellnet_bare_sides
+    if bare is not None:
+        veto = dict(cfg.cellnet_bare_sides_taught).get(game, bare)
+        probs = cellnet.bare_of_jokers(probs, classes, sides, cells, veto)
+        with np.errstate(invalid="ignore"):
+            doubted = (np.array(cells, dtype=object) != "?") & (sides < bare)
     cellnet.fuse(cells, confidence, leave, probs, classes, cfg.weighing,
                  blanks=tiles.blank_tiles_of(game), sides=sides, glare=glare,
                  inked_jokers=inked_jokers, sees_blanks=cellnet.sees_blanks(game))
+    if bare is not None:   # a joker the sides speak against, let through: shown to check
+        doubted &= np.array(cells, dtype=object) == "?"
+        confidence[doubted] = np.minimum(confidence[doubted], cfg.conf_bare_joker)
     cellnet.doubt_the_unseen(cells, confidence, leave, seen, classes, glare,
                              cfg.cellnet_glared_empty_odds)
     return probs

@@ -241,6 +241,16 @@ class TilesConfig:
                                         # squares' (less than z spreads towards the inked
                                         # tiles') takes no joker from the net (cellnet.
                                         # bare_of_jokers), unless the glyph reader saw one
+    cellnet_bare_sides_taught: tuple[tuple[str, float], ...] = (("mixmath", 2.0),)
+                                        # ... but from a net taught its set's blanks
+                                        # (Mixmath's: blank crops 4x an epoch, each seen
+                                        # beside the photo's own squares) only below this
+                                        # z; above it, up to the other, its joker is put
+                                        # down shown to check (conf_bare_joker). Dev
+                                        # Mixmath tier 2, 1200 photos replayed: 1102 ->
+                                        # 1109 all right, as many with a sure miss; at
+                                        # 1.5, 2.5 and 1.0: 1106, 1105, 1103
+    conf_bare_joker: float = 0.8        # a joker the net put down there, at most
     cellnet_glared_empty_odds: float | None = 3.0   # under a glare the glyph reader's
                                         # empty square is worth these odds to the net's, no
                                         # more (cellnet.doubt_the_unseen)
