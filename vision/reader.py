@@ -245,6 +245,8 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     read = tiles.read_grid(grid, game, **kw, stats=stats, known=known,
                            unseen=~location.cells_in_picture(image_bgr.shape[1::-1]))
     glyphs_unsure = read.confidence < tiles_cfg.unsure_below
+    # a set calibrated by its colours whose tiles wear another face is read as any own set
+    calibrated &= read.own_font
     if probs is not None:   # before Tesseract: what the net settles it need not
         glyph_cells = [row[:] for row in read.cells]
         leave = read.occluded.copy()

@@ -1374,6 +1374,8 @@ class GridRead:
                              # darker, or a tile beside it faded), which clips a tile's ink too
     reads: list = field(default_factory=list)  # (CellGlyphs, {value: probability}) of
                                                # every tile read by the classifier
+    own_font: bool = False   # the tiles wear the font the set's profile learned
+                             # (its glyphs read them, sharpened: :func:`_own_font`)
 
 
 def read_cells(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
@@ -1465,7 +1467,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     found = ink_glyphs(grid_bgr, rows, cols, stats, to_cut, split_pairs=mixmath, config=cfg,
                        recut=kinds != "fixed")
     clock("cells.segment")
-    own = digits.load_set_glyphs(getattr(profile, "glyphs", None))
+    own = _own_font(found, grid_bgr.shape[0] / rows,
+                    digits.load_set_glyphs(getattr(profile, "glyphs", None)), cfg)
     best = read_numbers(found, grid_bgr.shape[0] / rows, game, cfg, own,
                         stars=mixmath and inked_jokers)
     for cell, (value, q) in known.items():
@@ -1534,11 +1537,24 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     clock("cells.occlusion")
 
     read = GridRead(cells, conf, occluded, stats, colours, cand, is_tile, blank, explained,
-                    sides_like, glare, _blinded(stats, clipped, lifted, glyphed, cfg), reads)
+                    sides_like, glare, _blinded(stats, clipped, lifted, glyphed, cfg), reads,
+                    own_font=own is not None)
     if cfg.use_tesseract if tesseract is None else tesseract:
         settle_unsure(grid_bgr, read, game, cfg)
         clock("cells.tesseract")
     return read
+
+
+def _own_font(found: list[CellGlyphs], p: float, own: digits.SetGlyphs | None,
+              cfg: TilesConfig) -> digits.SetGlyphs | None:
+    """The set's learned glyphs (``own``) when the board's glyphs look like them (the
+    median likeness at least ``own_glyphs_likeness``), else None: a board whose profile
+    matched by its colours may carry another face (another edition of the set)."""
+    glyphs = [g for cg in found for g in cg.glyphs]
+    if own is None or not glyphs:
+        return None
+    feats = digits.glyph_features([g.image for g in glyphs], [g.box[3] / p for g in glyphs])
+    return own if own.likeness(digits.load_model(), feats) >= cfg.own_glyphs_likeness else None
 
 
 def read_numbers(found: list[CellGlyphs], p: float, game: str,
@@ -1554,8 +1570,8 @@ def read_numbers(found: list[CellGlyphs], p: float, game: str,
     found : the cut cells (those without glyphs are left out)
     p : cell side in px
     game : "mixmath" or "calculissimo"
-    own : the set's own glyph prototypes (sharpen the glyph model when the board's glyphs
-        look like them)
+    own : the set's own glyph prototypes, which sharpen the glyph model (given when the
+        board's glyphs look like them: :func:`_own_font`)
     stars : the set's Mixmath blanks wear the joker star (boardsight's print-and-play):
         a tile whose lone glyph is a star is a blank, "?"
 
@@ -1593,9 +1609,8 @@ def cell_readings(found: list[CellGlyphs], p: float, game: str, config: TilesCon
         glyphs = [g for cut in cuts for g in cut]
         feats = digits.glyph_features([g.image for g in glyphs], [g.box[3] / p for g in glyphs])
         probs = model.predict_proba(feats, classes)
-        if own is not None and own.likeness(model, feats) >= cfg.own_glyphs_likeness:
-            probs = own.adapt(model, feats, probs, classes)   # the set's own font, learned
-                                                              # from its calibration photo
+        if own is not None:   # the set's own font, learned from its calibration photo
+            probs = own.adapt(model, feats, probs, classes)
         return np.split(probs, np.cumsum([len(cut) for cut in cuts])[:-1])
 
     decode = decode_mixmath if mixmath else decode_token
