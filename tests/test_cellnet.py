@@ -494,6 +494,23 @@ def test_a_minus_the_net_reads_as_a_divide_is_a_divide_whose_dots_faded():
     assert fused(None)[0] == [["-", "-", "-"]]
 
 
+def test_a_plus_the_net_reads_as_a_divide_is_a_divide_blurred_into_a_bar():
+    """A seeded tier-2 Calculissimo render (held-out font, development seeds): a ÷ whose
+    dots blurred into a bar across it, read + by the glyph reader (0.87), ÷ by the net
+    (0.94): taken for the net's ÷ by the faded-dots rule; without it, a +."""
+    from dataclasses import replace
+
+    from samples.render import sample_photo
+    from vision.reader import read_board
+    img, truth, _ = sample_photo("calculissimo", 2, 3902145620, fonts="held_out", hand=False,
+                                 resolution=(1920, 1080))
+    assert truth["cells"][4][9] == "/"
+    without = read_board(img, "calculissimo",
+                         config=replace(tiles.TilesConfig(), cellnet_faded_dots=None))
+    assert without.cells[4][9] == "+"
+    assert read_board(img, "calculissimo").cells == truth["cells"]
+
+
 def test_tiles_washed_out_by_glare_on_a_print_board_are_read_by_the_net():
     """A seeded tier-1 Calculissimo render (dev seeds 605 000): a glare washes a 7 and a
     0 out (no ink for the glyph reader; the net is not sure of them, under 0.97, and

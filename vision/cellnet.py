@@ -543,7 +543,7 @@ class Weighing:
     likely_joker: float | None = None           # a joker over an empty reading
     sided: tuple[float, float] | None = None    # (p, z): a tile where the sides say one
     glared: float | None = None                 # a tile under a glare
-    faded_dots: float | None = None             # a ÷ over a − reading
+    faded_dots: float | None = None             # a ÷ over a − or + reading
 
 
 def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
@@ -578,9 +578,11 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     square as a joker's face is white) is taken when it gives it at least ``glared``.
     Where the set's jokers wear a star (``inked_jokers``: boardsight's print-and-play), a
     joker has ink, and those two rules for an ink-less joker put none down. Where it read a
-    −, the net's ÷ is taken when it gives it at least ``faded_dots``: blur or glare fades
-    a ÷'s small dots below the glyph reader's ink, and the net still sees them (dev
-    photos: right every time it gave it 0.8 or more, 4 at tier 1 and 2 at tier 2).
+    − or a +, the net's ÷ is taken when it gives it at least ``faded_dots``: blur or glare
+    fades a ÷'s small dots below the glyph reader's ink, or blurs them into a bar across
+    it, and the net still sees them (dev photos: on a −, right every time it gave it 0.8
+    or more, 4 at tier 1 and 2 at tier 2; on a +, Calculissimo tier 2, 1200 photos
+    replayed: +2 all right, none lost).
 
     >>> cells, conf = [[None, "5", None, "7"]], np.array([[1.0, 0.5, 1.0, 0.8]])
     >>> probs = np.array([[[0.02, 0, 0, 0.98], [0.1, 0.9, 0, 0], [0.01, 0, 0, 0.99],
@@ -644,7 +646,7 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
         sided_tile = tile_sides and p >= sided[0]
         glared_tile = (mine is None and glared is not None and glare is not None
                        and glare[r, c] and p >= glared and theirs != "?")
-        dots = (faded_dots is not None and mine == "-" and theirs == "/"
+        dots = (faded_dots is not None and mine in ("-", "+") and theirs == "/"
                 and p >= faded_dots)
         if theirs == mine:
             inkless = mine is None and bool(blanks) and not inked_jokers

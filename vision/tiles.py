@@ -236,7 +236,8 @@ class TilesConfig:
                                         # a glare (GridRead.glare), a tile (not a joker)
                                         # the net gives at least this is put down
     cellnet_faded_dots: float | None = 0.8  # a ÷ the net gives this much where the glyph
-                                        # reader saw a − is put down (its dots faded)
+                                        # reader saw a − or a + is put down (its dots
+                                        # faded, or blurred into a bar)
     cellnet_bare_sides: float | None = 3.0  # a square whose sides look like the empty
                                         # squares' (less than z spreads towards the inked
                                         # tiles') takes no joker from the net (cellnet.
