@@ -248,9 +248,9 @@ class TilesConfig:
                                         # beside the photo's own squares) only below this
                                         # z; above it, up to the other, its joker is put
                                         # down shown to check (conf_bare_joker). Dev
-                                        # Mixmath tier 2, 1200 photos replayed: 1102 ->
-                                        # 1109 all right, as many with a sure miss; at
-                                        # 1.5, 2.5 and 1.0: 1106, 1105, 1103
+                                        # Mixmath tier 2, 1199 photos replayed: 1102 ->
+                                        # 1109 all right, as many with a sure miss (1.25
+                                        # to 2: 1109-1112; 2.5: 1106; no veto: 1092)
     conf_bare_joker: float = 0.8        # a joker the net put down there, at most
     cellnet_glared_empty_odds: float | None = 3.0   # under a glare the glyph reader's
                                         # empty square is worth these odds to the net's, no
@@ -261,8 +261,8 @@ class TilesConfig:
                                         # excess goes to the net's next answer (keep_to_set)
     cellnet_connected: bool = True      # the tiles are one group reaching the centre: a
                                         # group apart is a tile missed or tiles seen where
-                                        # none are, whichever the net finds likelier
-                                        # (keep_connected)
+                                        # none are, whichever side's readings are likelier
+                                        # wrong (keep_connected)
 
     skin_min_frac: float = 0.5          # a cell this much skin-coloured is a hand candidate
     # what the board explains: an empty square's face has its colour, in shade or glare
