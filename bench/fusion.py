@@ -83,7 +83,7 @@ def weighed(read: Read, cfg: tiles.TilesConfig, second_look: bool = True) -> lis
     if cfg.cellnet_connected:
         anchors, printed = tiles.centre_of_play(read.game, len(cells), len(cells[0]))
         cellnet.keep_connected(cells, confidence, probs, cellnet.CLASSES[read.game], anchors,
-                               printed | t["leave"], UNSURE_BELOW,
+                               printed | t["occluded"], UNSURE_BELOW,
                                inkless=tiles.blank_tiles_of(read.game) > 0)
     return cells
 

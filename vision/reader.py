@@ -191,8 +191,8 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     the glyph reader and the net said before they were weighed (``bench.fusion`` replays
     the weighing): ``glyph_cells``, ``glyph_confidence``, ``leave``, ``probs``,
     ``probs_once`` (the net's, without its second look), ``sides``
-    (``GridRead.sides_like``), ``glare`` (``GridRead.glare``) and ``inked_jokers``
-    (:func:`weigh`)."""
+    (``GridRead.sides_like``), ``glare`` (``GridRead.glare``), ``inked_jokers``
+    (:func:`weigh`) and ``occluded`` (``GridRead.occluded``)."""
     from . import board
 
     t0 = time.perf_counter() if t0 is None else t0
@@ -263,7 +263,7 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
             trace.update(glyph_cells=glyph_cells, glyph_confidence=read.confidence.copy(),
                          leave=leave.copy(), probs=probs, probs_once=probs_once,
                          sides=read.sides_like, glare=read.glare,
-                         inked_jokers=kw["inked_jokers"])
+                         inked_jokers=kw["inked_jokers"], occluded=read.occluded.copy())
         probs = weigh(read.cells, read.confidence, leave, probs, read.sides_like, game,
                       tiles_cfg, read.glare, kw["inked_jokers"])
         glyphs_unsure &= _disputed(glyph_cells, read.cells,
