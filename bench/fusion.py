@@ -13,7 +13,8 @@ row's difference from the first; the replay is cheap, so a new rule or threshold
 judged on a few hundred photos in seconds once they are read (the rules of
 ``TilesConfig.cellnet_*`` were chosen so, on one set of seeds, and checked on another).
 
-The replay is the weighing and then the set's counts (:func:`vision.cellnet.keep_to_set`);
+The replay is the weighing and then what every board in play obeys
+(:func:`vision.reader.hold_to_play`: the set's counts, one group of tiles);
 Tesseract's tie-break between them is not replayed, so the first row can differ from the
 end-to-end reading by a cell or two.
 """
@@ -31,10 +32,9 @@ from tqdm import tqdm
 from bench.vision import RES_1080P, markdown
 from samples.render import photo_seed, sample_photo
 from vision import board as vboard
-from vision import cellnet, tiles
+from vision import tiles
 from vision.board import BoardNotFound
-from vision.reader import read_located, weigh
-from vision.reading import UNSURE_BELOW
+from vision.reader import hold_to_play, read_located, weigh
 
 GAMES = ("mixmath", "calculissimo")
 DEV_SEED = 605_000
@@ -70,21 +70,14 @@ def read_photos(game: str, tier: int, n: int, seed: int = DEV_SEED,
 
 
 def weighed(read: Read, cfg: tiles.TilesConfig, second_look: bool = True) -> list[list]:
-    """The cells the reader's weighing (:func:`vision.reader.weigh`) and the set's counts
-    make of one read under ``cfg`` (``second_look`` False: the net's probabilities without
+    """The cells the reader's weighing (:func:`vision.reader.weigh`) and
+    :func:`vision.reader.hold_to_play` make of one read under ``cfg`` (``second_look`` False: the net's probabilities without
     its second look)."""
     t = read.trace
     cells, confidence = copy.deepcopy(t["glyph_cells"]), t["glyph_confidence"].copy()
     probs = weigh(cells, confidence, t["leave"], t["probs"] if second_look else t["probs_once"],
                   t["sides"], read.game, cfg, t["glare"], t["inked_jokers"])
-    if cfg.cellnet_set_counts:
-        cellnet.keep_to_set(cells, confidence, probs, cellnet.CLASSES[read.game],
-                            tiles.tile_counts_of(read.game))
-    if cfg.cellnet_connected:
-        anchors, printed = tiles.centre_of_play(read.game, len(cells), len(cells[0]))
-        cellnet.keep_connected(cells, confidence, probs, cellnet.CLASSES[read.game], anchors,
-                               printed | t["occluded"], UNSURE_BELOW,
-                               inkless=tiles.blank_tiles_of(read.game) > 0)
+    hold_to_play(cells, confidence, probs, read.game, cfg, t["occluded"])
     return cells
 
 

@@ -257,7 +257,7 @@ def test_the_net_reads_tiles_the_calibrated_glyph_reader_cut_no_glyph_from(monke
                                     resolution=(1920, 1080), fonts="held_out", hand=False)
     assert find_board(image, "mixmath").profile == "mathable"
     assert read_board(image, "mixmath").cells == truth["cells"]
-    monkeypatch.setattr(tiles, "_own_font", lambda found, p, own, cfg: own)
+    monkeypatch.setattr(tiles, "_own_font", lambda features, own, cfg: own)
     reading = read_board(image, "mixmath")
     assert [reading.cells[r][c] for r, c in [(4, 8), (5, 8), (5, 9)]] == [7, 11, 2]
     assert reading.cells == truth["cells"]
@@ -447,7 +447,7 @@ def test_a_set_that_looks_like_a_calibrated_one_but_wears_another_face(monkeypat
                            shape=(14, 14), tesseract=False)
     assert not read.own_font
     assert read_board(img, "mixmath").cells == truth["cells"]
-    monkeypatch.setattr(tiles, "_own_font", lambda found, p, own, cfg: own)
+    monkeypatch.setattr(tiles, "_own_font", lambda features, own, cfg: own)
     as_calibrated = read_board(img, "mixmath")
     wrong = [(r, c) for r in range(14) for c in range(14)
              if as_calibrated.cells[r][c] != truth["cells"][r][c]]

@@ -717,8 +717,8 @@ def keep_to_set(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
 
 
 def keep_connected(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
-                   classes: tuple, anchors: tuple, held: np.ndarray, unsure_below: float,
-                   inkless: bool) -> None:
+                   classes: tuple, anchors: tuple, also_taken: np.ndarray,
+                   unsure_below: float, inkless: bool) -> None:
     """The tiles of a board in play are one group reaching its centre (``anchors``:
     Mixmath's printed 1 2 3 4, Calculissimo's start square): every turn's tiles touch the
     board's. A group of tiles the reading leaves apart from it is one of two misreadings:
@@ -728,7 +728,7 @@ def keep_connected(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
     own cells, the side whose readings are likelier wrong, by their confidences, is
     taken wrong. The missed tile is an inkless one (``inkless``: the set has blanks or
     jokers, "?"; neither reader saw ink there), else the net's likeliest value
-    (``probs``, ``classes``: its empty class first). ``held`` (bool, rows x cols):
+    (``probs``, ``classes``: its empty class first). ``also_taken`` (bool, rows x cols):
     squares taken whatever the reading (Mixmath's printed numbers; cells a hand hides or
     the photo cuts off, which may hold tiles). Nothing changes on a board whose anchors
     are not taken. ``cells`` and ``confidence`` change in place. (Development photos,
@@ -745,7 +745,8 @@ def keep_connected(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
     >>> cells                      # a 7 missed at (0, 2); the last 7 seen where none is
     [[None, 5, 7, 7, None, None]]
     """
-    taken = np.array([[v is not None for v in row] for row in cells]) | held
+    read = held(cells)
+    taken = read | also_taken
     n, label = cv2.connectedComponents(taken.astype(np.uint8), connectivity=4)
     main = np.isin(label, [label[r, c] for r, c in anchors if taken[r, c]])
     if not main.any():
@@ -753,13 +754,11 @@ def keep_connected(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
     unsure = confidence < unsure_below
     for k in np.unique(label[taken & ~main]):
         group = label == k
-        at = [tuple(rc) for rc in np.argwhere(group)]
         # the odds each side is wrong, its readings' confidences taken as probabilities
-        drop = (np.prod([1 - confidence[r, c] for r, c in at])
-                if all(unsure[r, c] and cells[r][c] is not None for r, c in at) else 0.0)
-        gaps = np.argwhere(_beside(group) & _beside(main) & ~taken & unsure)
-        r, c = min(gaps, key=lambda rc: confidence[tuple(rc)], default=(0, 0))
-        bridge = 1 - confidence[r, c] if len(gaps) else 0.0
+        drop = np.prod(1 - confidence[group]) if (unsure & read)[group].all() else 0.0
+        gaps = _beside(group) & _beside(main) & ~taken & unsure
+        r, c = np.unravel_index(np.argmin(np.where(gaps, confidence, np.inf)), gaps.shape)
+        bridge = 1 - confidence[r, c] if gaps.any() else 0.0   # its least sure gap
         if max(drop, bridge) == 0:
             continue
         if bridge >= drop:
@@ -767,7 +766,7 @@ def keep_connected(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
             main |= group
             main[r, c] = True
         else:
-            for r, c in at:
+            for r, c in np.argwhere(group):
                 cells[r][c] = None
 
 

@@ -148,6 +148,23 @@ def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: n
     return probs
 
 
+def hold_to_play(cells: list[list], confidence: np.ndarray, probs: np.ndarray, game: str,
+                 cfg: tiles.TilesConfig, hidden: np.ndarray) -> None:
+    """The weighed reading (``cells``, ``confidence``: changed in place; ``probs`` as
+    :func:`weigh` returns them) held to what every board in play obeys, as ``cfg`` has it:
+    no more tiles of a value than the set has (:func:`vision.cellnet.keep_to_set`), and
+    the tiles one group reaching the centre (:func:`vision.cellnet.keep_connected`;
+    ``hidden``: cells a hand hides or the photo cuts off, which may hold tiles).
+    (``bench.fusion`` replays it after the weighing.)"""
+    classes = cellnet.CLASSES[game]
+    if cfg.cellnet_set_counts:
+        cellnet.keep_to_set(cells, confidence, probs, classes, tiles.tile_counts_of(game))
+    if cfg.cellnet_connected:
+        anchors, printed = tiles.centre_of_play(game, len(cells), len(cells[0]))
+        cellnet.keep_connected(cells, confidence, probs, classes, anchors, printed | hidden,
+                               UNSURE_BELOW, inkless=tiles.blank_tiles_of(game) > 0)
+
+
 def read_board(image_bgr: np.ndarray, game: str, *, profile: Any = None,
                config: Any = None) -> BoardReading:
     """Read a photo of a Mixmath or Calculissimo board.
@@ -274,14 +291,8 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
         stage_ms["cells.tesseract"] = (time.perf_counter() - t4) * 1000
     # a number the board prints is no tile
     tiles.unprinted(read.cells, read.confidence, game, tiles_cfg.conf_rejected_candidate)
-    if probs is not None and tiles_cfg.cellnet_set_counts:   # no more of a value than the set has
-        cellnet.keep_to_set(read.cells, read.confidence, probs, classes,
-                            tiles.tile_counts_of(game))
-    if probs is not None and tiles_cfg.cellnet_connected:   # one group, from the centre
-        anchors, printed = tiles.centre_of_play(game, g.rows, g.cols)
-        cellnet.keep_connected(read.cells, read.confidence, probs, classes, anchors,
-                               printed | read.occluded, UNSURE_BELOW,
-                               inkless=tiles.blank_tiles_of(game) > 0)
+    if probs is not None:
+        hold_to_play(read.cells, read.confidence, probs, game, tiles_cfg, read.occluded)
     if probs is not None and calibrated:
         # the net may not overrule a calibrated set's sure readings (``leave``), but its
         # agreement counts: as sure as the surer of the two (a square's own print, mostly)

@@ -1468,10 +1468,11 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     found = ink_glyphs(grid_bgr, rows, cols, stats, to_cut, split_pairs=mixmath, config=cfg,
                        recut=kinds != "fixed")
     clock("cells.segment")
-    own = _own_font(found, grid_bgr.shape[0] / rows,
-                    digits.load_set_glyphs(getattr(profile, "glyphs", None)), cfg)
-    best = read_numbers(found, grid_bgr.shape[0] / rows, game, cfg, own,
-                        stars=mixmath and inked_jokers)
+    p = grid_bgr.shape[0] / rows
+    feats = glyph_features_of(found, p)
+    own = _own_font(feats, digits.load_set_glyphs(getattr(profile, "glyphs", None)), cfg)
+    best = read_numbers(found, p, game, cfg, own, stars=mixmath and inked_jokers,
+                        features=feats)
     for cell, (value, q) in known.items():
         found.append(CellGlyphs(cell))
         best[cell] = (value, q, {value: q}, [], True)
@@ -1546,21 +1547,29 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     return read
 
 
-def _own_font(found: list[CellGlyphs], p: float, own: digits.SetGlyphs | None,
-              cfg: TilesConfig) -> digits.SetGlyphs | None:
-    """The set's learned glyphs (``own``) when the board's glyphs look like them (the
-    median likeness at least ``own_glyphs_likeness``), else None: a board whose profile
-    matched by its colours may carry another face (another edition of the set)."""
+def glyph_features_of(found: list[CellGlyphs], p: float) -> np.ndarray:
+    """(N, D) :func:`vision.digits.glyph_features` of the glyphs of ``found``, cell by cell
+    in order (``p``: cell side in px)."""
     glyphs = [g for cg in found for g in cg.glyphs]
-    if own is None or not glyphs:
+    return digits.glyph_features([g.image for g in glyphs], [g.box[3] / p for g in glyphs])
+
+
+def _own_font(features: np.ndarray, own: digits.SetGlyphs | None,
+              cfg: TilesConfig) -> digits.SetGlyphs | None:
+    """The set's learned glyphs (``own``) when the board's glyphs (their ``features``)
+    look like them (the median likeness at least ``own_glyphs_likeness``), else None: a
+    board whose profile matched by its colours may carry another face (another edition
+    of the set)."""
+    if own is None or not len(features):
         return None
-    feats = digits.glyph_features([g.image for g in glyphs], [g.box[3] / p for g in glyphs])
-    return own if own.likeness(digits.load_model(), feats) >= cfg.own_glyphs_likeness else None
+    like = own.likeness(digits.load_model(), features)
+    return own if like >= cfg.own_glyphs_likeness else None
 
 
 def read_numbers(found: list[CellGlyphs], p: float, game: str,
                  config: TilesConfig | None = None, own: digits.SetGlyphs | None = None,
-                 stars: bool = False) -> dict[tuple[int, int], tuple]:
+                 stars: bool = False, features: np.ndarray | None = None
+                 ) -> dict[tuple[int, int], tuple]:
     """Read the tiles cut by :func:`ink_glyphs`: the glyph classifier on every glyph (one
     batch), doubtful cells cut again (:func:`other_cuts`, a second batch) and, on Mixmath,
     the whole-tile model (:mod:`vision.tilemodel`, one batch) as a second opinion that
@@ -1575,22 +1584,24 @@ def read_numbers(found: list[CellGlyphs], p: float, game: str,
         board's glyphs look like them: :func:`_own_font`)
     stars : the set's Mixmath blanks wear the joker star (boardsight's print-and-play):
         a tile whose lone glyph is a star is a blank, "?"
+    features : :func:`glyph_features_of` ``found``, when the caller has them already
 
     Returns
     -------
     {(row, col): (value, confidence, {value: score}, glyphs read, segmentation ok)}
     """
     cfg = config or TilesConfig()
-    readings, tile_probs = cell_readings(found, p, game, cfg, own, stars)
+    readings, tile_probs = cell_readings(found, p, game, cfg, own, stars, features)
     return {cell: combine_readings(rs, tile_probs.get(cell), cfg)
             for cell, rs in readings.items()}
 
 
 def cell_readings(found: list[CellGlyphs], p: float, game: str, config: TilesConfig,
-                  own: digits.SetGlyphs | None = None, stars: bool = False
-                  ) -> tuple[dict, dict]:
+                  own: digits.SetGlyphs | None = None, stars: bool = False,
+                  features: np.ndarray | None = None) -> tuple[dict, dict]:
     """The glyph readings of every cut cell and the tile model's probabilities
-    (:func:`read_numbers`; ``stars``: Mixmath blanks wear the joker star).
+    (:func:`read_numbers`; ``stars``: Mixmath blanks wear the joker star; ``features``:
+    the plain cuts' glyph features, :func:`glyph_features_of`, when already made).
 
     Returns
     -------
@@ -1605,10 +1616,13 @@ def cell_readings(found: list[CellGlyphs], p: float, game: str, config: TilesCon
     mixmath = game == "mixmath"
     classes = digits.DIGIT_CLASSES if mixmath and not stars else None
 
-    def classify(cuts: list[list[Glyph]]) -> list[np.ndarray]:
+    def classify(cuts: list[list[Glyph]], feats: np.ndarray | None = None
+                 ) -> list[np.ndarray]:
         """Class probabilities of each cut's glyphs, all in one batch."""
-        glyphs = [g for cut in cuts for g in cut]
-        feats = digits.glyph_features([g.image for g in glyphs], [g.box[3] / p for g in glyphs])
+        if feats is None:
+            glyphs = [g for cut in cuts for g in cut]
+            feats = digits.glyph_features([g.image for g in glyphs],
+                                          [g.box[3] / p for g in glyphs])
         probs = model.predict_proba(feats, classes)
         if own is not None:   # the set's own font, learned from its calibration photo
             probs = own.adapt(model, feats, probs, classes)
@@ -1619,7 +1633,7 @@ def cell_readings(found: list[CellGlyphs], p: float, game: str, config: TilesCon
     cells = [cg for cg in found if cg.glyphs]
     # every reading of a cell: (value, q, scores, cut, seg_ok, weight of the cut)
     readings: dict[tuple[int, int], list[tuple]] = {}
-    for cg, pr in zip(cells, classify([cg.glyphs for cg in cells])):
+    for cg, pr in zip(cells, classify([cg.glyphs for cg in cells], features)):
         readings[cg.cell] = [(*decode(pr, cg.seg_ok), cg.glyphs, cg.seg_ok, 1.0)]
     tile_model = tilemodel.load_tile_model() if mixmath and cfg.tile_weight > 0 else None
     tile_probs = {}
