@@ -232,9 +232,10 @@ class TilesConfig:
                                         # tiles' by z spreads (GridRead.sides_like), a tile
                                         # the net gives at least p (a joker while the set
                                         # has more) is put down
-    cellnet_glared: float | None = 0.4  # where the glyph reader saw an empty square under
+    cellnet_glared: float | None = 0.0  # where the glyph reader saw an empty square under
                                         # a glare (GridRead.glare), a tile (not a joker)
-                                        # the net gives at least this is put down
+                                        # the net gives at least this is put down (0: the
+                                        # net's likeliest answer, when it is such a tile)
     cellnet_faded_dots: float | None = 0.8  # a ÷ the net gives this much where the glyph
                                         # reader saw a − or a + is put down (its dots
                                         # faded, or blurred into a bar)
