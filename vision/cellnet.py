@@ -544,13 +544,15 @@ class Weighing:
     sided: tuple[float, float] | None = None    # (p, z): a tile where the sides say one
     glared: float | None = None                 # a tile under a glare
     faded_dots: float | None = None             # a ÷ over a − or + reading
+    joint: float | None = None                  # two tiles: both readers' odds, the
+                                                # glyph reader's raised by this floor
 
 
 def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
          probs: np.ndarray, classes: tuple, rules: Weighing, *,
          blanks: int | None = None, sides: np.ndarray | None = None,
          glare: np.ndarray | None = None, inked_jokers: bool = False,
-         sees_blanks: bool = True) -> None:
+         sees_blanks: bool = True, scores: dict | None = None) -> None:
     """Weigh the glyph reading (``cells``, ``confidence``, changed in place) with the net's
     ``probs`` under ``rules``: where they differ, the net's answer is taken when it is at
     least ``sure`` or the glyph reading's confidence is below ``doubt``, or (``fair``: p, c)
@@ -582,7 +584,12 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     fades a ÷'s small dots below the glyph reader's ink, or blurs them into a bar across
     it, and the net still sees them (dev photos: on a −, right every time it gave it 0.8
     or more, 4 at tier 1 and 2 at tier 2; on a +, Calculissimo tier 2, 1200 photos
-    replayed: +2 all right, none lost).
+    replayed: +2 all right, none lost). Where the two read different tiles and the net is
+    not ``sure``, the tile is the one both find likeliest together (``joint``: the net's
+    probabilities times the glyph reader's ``scores``, {cell: {value: probability}}, each
+    raised by that floor: a value the glyph reader gave nothing is not ruled out), as sure
+    as its share of their product: the glyph reader's doubt no longer hands the cell to
+    whatever the net says, nor its fair confidence keep a value the net finds unlikely.
 
     >>> cells, conf = [[None, "5", None, "7"]], np.array([[1.0, 0.5, 1.0, 0.8]])
     >>> probs = np.array([[[0.02, 0, 0, 0.98], [0.1, 0.9, 0, 0], [0.01, 0, 0, 0.99],
@@ -633,6 +640,7 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     faded_dots = rules.faded_dots
     best, p_best = _top(probs)
     known = set(classes)
+    tile_class = np.array([v is not None and v != "?" for v in classes])
     put = []          # the net's answers taken: (its p, cell, the glyph reading, its confidence)
     likely = []       # jokers the net gives over an empty reading, not surely: (p, cell, conf)
     for r, c in zip(*np.nonzero(~leave)):
@@ -648,7 +656,14 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
                        and glare[r, c] and p >= glared and theirs != "?")
         dots = (faded_dots is not None and mine in ("-", "+") and theirs == "/"
                 and p >= faded_dots)
-        if theirs == mine:
+        both = (rules.joint is not None and scores is not None and (r, c) in scores
+                and mine not in (None, "?") and theirs not in (None, "?") and p < sure)
+        if both and theirs != mine:
+            glyph = np.array([scores[r, c].get(v, 0.0) for v in classes]) + rules.joint
+            odds = np.where(tile_class, probs[r, c] * glyph, 0.0)
+            k = int(odds.argmax())
+            cells[r][c], confidence[r, c] = classes[k], odds[k] / odds.sum()
+        elif theirs == mine:
             inkless = mine is None and bool(blanks) and not inked_jokers
             if inkless and sees_blanks and tile_sides:
                 # a joker has no ink: where the sides say a tile lies, the glyph reader's

@@ -118,14 +118,16 @@ def _disputed(glyph_cells: list[list], fused_cells: list[list], net_says: np.nda
 
 def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: np.ndarray,
           sides: np.ndarray, game: str, cfg: tiles.TilesConfig,
-          glare: np.ndarray | None = None, inked_jokers: bool = False) -> np.ndarray:
+          glare: np.ndarray | None = None, inked_jokers: bool = False,
+          scores: dict | None = None) -> np.ndarray:
     """The glyph reading (``cells``, ``confidence``: changed in place) weighed with the
     net's ``probs`` under ``cfg``'s rules: the sides' veto on the net's jokers
     (:func:`vision.cellnet.bare_of_jokers`; a net taught its set's blanks is vetoed on
     barer sides only, and a joker of its let through is shown to check), then
     :func:`vision.cellnet.fuse` (``sides``:
     ``GridRead.sides_like``, ``glare``: ``GridRead.glare``; ``inked_jokers``: the set's
-    jokers wear a star, boardsight's print-and-play), then the net's doubt where a tile
+    jokers wear a star, boardsight's print-and-play; ``scores``: the glyph reader's odds,
+    {cell: {value: probability}}), then the net's doubt where a tile
     may lie unseen (:func:`vision.cellnet.doubt_the_unseen`). Returns the
     probabilities as weighed, which the set's counts then go on. (``bench.fusion`` replays
     the reading's weighing through this.)"""
@@ -139,7 +141,8 @@ def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: n
             doubted = (np.array(cells, dtype=object) != "?") & (sides < bare)
     cellnet.fuse(cells, confidence, leave, probs, classes, cfg.weighing,
                  blanks=tiles.blank_tiles_of(game), sides=sides, glare=glare,
-                 inked_jokers=inked_jokers, sees_blanks=cellnet.sees_blanks(game))
+                 inked_jokers=inked_jokers, sees_blanks=cellnet.sees_blanks(game),
+                 scores=scores)
     if bare is not None:   # a joker the sides speak against, let through: shown to check
         doubted &= np.array(cells, dtype=object) == "?"
         confidence[doubted] = np.minimum(confidence[doubted], cfg.conf_bare_joker)
@@ -209,7 +212,8 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     the weighing): ``glyph_cells``, ``glyph_confidence``, ``leave``, ``probs``,
     ``probs_once`` (the net's, without its second look), ``sides``
     (``GridRead.sides_like``), ``glare`` (``GridRead.glare``), ``inked_jokers``
-    (:func:`weigh`) and ``occluded`` (``GridRead.occluded``)."""
+    (:func:`weigh`), ``occluded`` (``GridRead.occluded``) and ``glyph_scores`` ({cell:
+    {value: probability}} of the tiles the glyph classifier read)."""
     from . import board
 
     t0 = time.perf_counter() if t0 is None else t0
@@ -266,6 +270,7 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     calibrated &= read.own_font
     if probs is not None:   # before Tesseract: what the net settles it need not
         glyph_cells = [row[:] for row in read.cells]
+        glyph_scores = {cg.cell: scores for cg, scores in read.reads}
         leave = read.occluded.copy()
         # a calibrated set's font was learned by the glyph reader, never seen by the net:
         # there the net only settles what the glyph reader is unsure of
@@ -280,9 +285,10 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
             trace.update(glyph_cells=glyph_cells, glyph_confidence=read.confidence.copy(),
                          leave=leave.copy(), probs=probs, probs_once=probs_once,
                          sides=read.sides_like, glare=read.glare,
-                         inked_jokers=kw["inked_jokers"], occluded=read.occluded.copy())
+                         inked_jokers=kw["inked_jokers"], occluded=read.occluded.copy(),
+                         glyph_scores=glyph_scores)
         probs = weigh(read.cells, read.confidence, leave, probs, read.sides_like, game,
-                      tiles_cfg, read.glare, kw["inked_jokers"])
+                      tiles_cfg, read.glare, kw["inked_jokers"], glyph_scores)
         glyphs_unsure &= _disputed(glyph_cells, read.cells,
                                    np.array(classes, dtype=object)[probs.argmax(-1)])
     if tiles_cfg.use_tesseract:   # a tie-break for the glyph reader's doubts alone

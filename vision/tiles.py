@@ -236,6 +236,9 @@ class TilesConfig:
                                         # a glare (GridRead.glare), a tile (not a joker)
                                         # the net gives at least this is put down (0: the
                                         # net's likeliest answer, when it is such a tile)
+    cellnet_joint: float | None = 0.01  # where the readers read different tiles, the net
+                                        # unsure: the likeliest by both (the glyph
+                                        # reader's odds raised by this floor)
     cellnet_faded_dots: float | None = 0.8  # a ÷ the net gives this much where the glyph
                                         # reader saw a − or a + is put down (its dots
                                         # faded, or blurred into a bar)
@@ -306,7 +309,7 @@ class TilesConfig:
         return Weighing(sure=self.cellnet_sure, doubt=self.cellnet_doubt,
                         fair=self.cellnet_fair, likely_joker=self.cellnet_likely_joker,
                         sided=self.cellnet_sided, glared=self.cellnet_glared,
-                        faded_dots=self.cellnet_faded_dots)
+                        faded_dots=self.cellnet_faded_dots, joint=self.cellnet_joint)
 
 
 @dataclass
