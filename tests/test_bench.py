@@ -71,11 +71,12 @@ def test_the_fusion_bench_replays_the_readers_own_weighing():
     reading = read_located(img, "calculissimo", board.find_board(img, "calculissimo"),
                            config=cfg, trace=trace)
     assert set(trace) == {"glyph_cells", "glyph_confidence", "leave", "probs", "probs_once",
-                          "sides", "glare", "inked_jokers", "occluded"}
+                          "sides", "glare", "inked_jokers", "occluded", "glyph_scores"}
     read = Read("calculissimo", truth["cells"], trace)
     assert weighed(read, cfg) == reading.cells
     assert score([read], cfg) == (1, 0)                       # (the fair-rule test's photo)
-    no_fair = replace(cfg, cellnet_fair=None, cellnet_set_counts=False)  # (the counts mend it too)
+    # (the counts and both readers' odds mend it too)
+    no_fair = replace(cfg, cellnet_fair=None, cellnet_set_counts=False, cellnet_joint=None)
     assert score([read], no_fair)[0] == 0
     net = weighed(read, replace(cfg, cellnet_sure=0.0, cellnet_set_counts=False))
     classes = cellnet.CLASSES["calculissimo"]

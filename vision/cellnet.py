@@ -544,8 +544,9 @@ class Weighing:
     sided: tuple[float, float] | None = None    # (p, z): a tile where the sides say one
     glared: float | None = None                 # a tile under a glare
     faded_dots: float | None = None             # a ÷ over a − or + reading
-    joint: float | None = None                  # two tiles: both readers' odds, the
-                                                # glyph reader's raised by this floor
+    joint: float | None = None                  # two tiles, the glyph reader in doubt:
+                                                # both readers' odds (the glyph reader's
+                                                # raised by this floor)
 
 
 def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
@@ -584,12 +585,12 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     fades a ÷'s small dots below the glyph reader's ink, or blurs them into a bar across
     it, and the net still sees them (dev photos: on a −, right every time it gave it 0.8
     or more, 4 at tier 1 and 2 at tier 2; on a +, Calculissimo tier 2, 1200 photos
-    replayed: +2 all right, none lost). Where the two read different tiles and the net is
-    not ``sure``, the tile is the one both find likeliest together (``joint``: the net's
-    probabilities times the glyph reader's ``scores``, {cell: {value: probability}}, each
-    raised by that floor: a value the glyph reader gave nothing is not ruled out), as sure
-    as its share of their product: the glyph reader's doubt no longer hands the cell to
-    whatever the net says, nor its fair confidence keep a value the net finds unlikely.
+    replayed: +2 all right, none lost). Where the glyph reader doubts its tile (below
+    ``doubt``) and the net, not ``sure``, reads another, the tile is the one both find
+    likeliest together (``joint``: the net's probabilities times the glyph reader's
+    ``scores``, {cell: {value: probability}}, raised by that floor: a value the glyph
+    reader gave nothing is not ruled out), as sure as its share of their product: the
+    glyph reader's doubt no longer hands the cell to whatever the net says.
 
     >>> cells, conf = [[None, "5", None, "7"]], np.array([[1.0, 0.5, 1.0, 0.8]])
     >>> probs = np.array([[[0.02, 0, 0, 0.98], [0.1, 0.9, 0, 0], [0.01, 0, 0, 0.99],
@@ -657,7 +658,8 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
         dots = (faded_dots is not None and mine in ("-", "+") and theirs == "/"
                 and p >= faded_dots)
         both = (rules.joint is not None and scores is not None and (r, c) in scores
-                and mine not in (None, "?") and theirs not in (None, "?") and p < sure)
+                and mine not in (None, "?") and theirs not in (None, "?") and p < sure
+                and confidence[r, c] < doubt)
         if both and theirs != mine:
             glyph = np.array([scores[r, c].get(v, 0.0) for v in classes]) + rules.joint
             odds = np.where(tile_class, probs[r, c] * glyph, 0.0)

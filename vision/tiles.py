@@ -236,8 +236,9 @@ class TilesConfig:
                                         # a glare (GridRead.glare), a tile (not a joker)
                                         # the net gives at least this is put down (0: the
                                         # net's likeliest answer, when it is such a tile)
-    cellnet_joint: float | None = 0.01  # where the readers read different tiles, the net
-                                        # unsure: the likeliest by both (the glyph
+    cellnet_joint: float | None = 0.01  # where the readers read different tiles, the glyph
+                                        # reader below cellnet_doubt and the net below
+                                        # cellnet_sure: the likeliest by both (the glyph
                                         # reader's odds raised by this floor)
     cellnet_faded_dots: float | None = 0.8  # a ÷ the net gives this much where the glyph
                                         # reader saw a − or a + is put down (its dots
