@@ -657,10 +657,11 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
                        and glare[r, c] and p >= glared and theirs != "?")
         dots = (faded_dots is not None and mine in ("-", "+") and theirs == "/"
                 and p >= faded_dots)
-        both = (rules.joint is not None and scores is not None and (r, c) in scores
-                and mine not in (None, "?") and theirs not in (None, "?") and p < sure
-                and confidence[r, c] < doubt)
-        if both and theirs != mine:
+        # two tiles, the glyph reader in doubt and the net unsure: whichever both favour
+        doubted_tile = (rules.joint is not None and scores is not None and (r, c) in scores
+                        and mine not in (None, "?") and theirs not in (None, "?")
+                        and p < sure and confidence[r, c] < doubt)
+        if doubted_tile and theirs != mine:
             glyph = np.array([scores[r, c].get(v, 0.0) for v in classes]) + rules.joint
             odds = np.where(tile_class, probs[r, c] * glyph, 0.0)
             k = int(odds.argmax())
