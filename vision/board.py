@@ -1357,17 +1357,20 @@ def _layout_scores(photo, grid_h, game, rows, cols, shifts,
     return np.array(scores)
 
 
-_NEIGHBOURS = [(0, 0)] + [(a, b) for a in (-1, 0, 1) for b in (-1, 0, 1) if (a, b) != (0, 0)]
+# the places off the lattice's own that the layout may choose: up to two cells off (a
+# print board small and steep in the frame, its markers unread, showed a lattice of a
+# third of its squares that placed it two rows off, every place it allowed wrong)
+_NEIGHBOURS = [(a, b) for a in range(-2, 3) for b in range(-2, 3)]
 
 
 def _place_by_layout(photo, grid_h, game, rows, cols, shifts, cfg) -> tuple[np.ndarray, bool]:
     """Where the grid lies along its lattice, by the special squares (colours that differ
     from the plain squares'): the shift that best matches the layout among those the
-    lattice allows (one when it showed all its rows and columns), unless a cell off one of
-    them matches it far better (``cfg.layout_shift_margin``: a lattice run a row into the
-    border's print, a blurred board whose last row of squares did not show, a stray square
-    beside a partly seen lattice that stretched its span). Returns the grid homography and
-    whether it stays ambiguous."""
+    lattice allows (one when it showed all its rows and columns), unless a cell or two off
+    one of them matches it far better (``cfg.layout_shift_margin``: a lattice run a row
+    into the border's print, a blurred board whose last row of squares did not show, a
+    stray square beside a partly seen lattice that stretched its span). Returns the grid
+    homography and whether it stays ambiguous."""
     seen_all = len(shifts) == 1
     # a glance first (4 points a cell): a grid in place matches clearly
     if seen_all and not _off_layout(photo, grid_h, game, rows, cols, cfg, _FEW_CELL_SAMPLES):
