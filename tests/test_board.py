@@ -806,27 +806,21 @@ def test_a_grid_a_cell_off_every_place_its_lattice_allows_is_put_back_by_the_lay
     assert np.allclose(stays, h) and not ambiguous
 
 
-def test_a_blurred_board_seen_in_part_is_found_where_it_lies():
-    """The 12 MP render whose partly seen lattice put the grid a cell off along both axes
-    (46 cells wrong, 16 of them shown sure): found within a tenth of a cell."""
+@pytest.mark.parametrize("tier, seed, resolution", [
+    (2, 433518064, (4032, 3024)),   # its lattice a cell off both ways, 46 cells wrong
+    (1, 1452997056, (1920, 1080)),  # every place its lattice allowed a row or more off
+])
+def test_a_board_seen_in_part_is_found_where_it_lies(tier, seed, resolution):
+    """Calculissimo renders (development seeds) whose partly seen lattice placed the grid
+    off: a blurred 12 MP board a cell off along both axes (46 cells wrong, 16 of them
+    shown sure); a print board small and steep in the frame, its markers unread, whose
+    lattice (a third of its squares) allowed only places a row or more off, the right one
+    two rows off them (52 cells wrong, shown sure). The layout puts each back: found
+    within a tenth of a cell."""
     render = pytest.importorskip("samples.render")
     from bench.cells import corner_error
-    img, truth, _ = render.sample_photo("calculissimo", 2, 433518064, fonts="held_out",
-                                        hand=False, resolution=(4032, 3024))
-    loc = find_board(img, "calculissimo")
-    cell = truth["camera"]["min_cell_px"]
-    assert corner_error(np.asarray(loc.grid_corners), truth) < 0.1 * cell
-
-
-def test_a_print_board_whose_lattice_placed_it_two_rows_off_is_found_where_it_lies():
-    """A tier-1 Calculissimo render (development seeds): a print board small and steep in
-    the frame, its markers unread; its lattice (a third of its squares) allowed only
-    places a row or more off the board's, the right one two rows off them (52 cells read
-    wrong, shown sure). The layout puts it back: found within a tenth of a cell."""
-    render = pytest.importorskip("samples.render")
-    from bench.cells import corner_error
-    img, truth, _ = render.sample_photo("calculissimo", 1, 1452997056, fonts="held_out",
-                                        hand=False, resolution=(1920, 1080))
+    img, truth, _ = render.sample_photo("calculissimo", tier, seed, fonts="held_out",
+                                        hand=False, resolution=resolution)
     loc = find_board(img, "calculissimo")
     cell = truth["camera"]["min_cell_px"]
     assert corner_error(np.asarray(loc.grid_corners), truth) < 0.1 * cell
