@@ -71,8 +71,8 @@ def read_photos(game: str, tier: int, n: int, seed: int = DEV_SEED,
 
 def weighed(read: Read, cfg: tiles.TilesConfig, second_look: bool = True) -> list[list]:
     """The cells the reader's weighing (:func:`vision.reader.weigh`) and
-    :func:`vision.reader.hold_to_play` make of one read under ``cfg`` (``second_look`` False: the net's probabilities without
-    its second look)."""
+    :func:`vision.reader.hold_to_play` make of one read under ``cfg`` (``second_look``
+    False: the net's probabilities without its second look)."""
     t = read.trace
     cells, confidence = copy.deepcopy(t["glyph_cells"]), t["glyph_confidence"].copy()
     probs = weigh(cells, confidence, t["leave"], t["probs"] if second_look else t["probs_once"],

@@ -129,7 +129,7 @@ def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: n
     jokers wear a star, boardsight's print-and-play; ``scores``: the glyph reader's odds,
     {cell: {value: probability}}), then the net's doubt where a tile
     may lie unseen (:func:`vision.cellnet.doubt_the_unseen`). Returns the
-    probabilities as weighed, which the set's counts then go on. (``bench.fusion`` replays
+    probabilities as weighed, which :func:`hold_to_play` then goes on. (``bench.fusion`` replays
     the reading's weighing through this.)"""
     classes = cellnet.CLASSES[game]
     seen = probs   # the net's own answer: the veto changes the choice, not its doubt

@@ -1474,7 +1474,7 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
                        recut=kinds != "fixed")
     clock("cells.segment")
     p = grid_bgr.shape[0] / rows
-    feats = glyph_features_of(found, p)
+    feats = glyph_features_of([cg.glyphs for cg in found], p)
     own = _own_font(feats, digits.load_set_glyphs(getattr(profile, "glyphs", None)), cfg)
     best = read_numbers(found, p, game, cfg, own, stars=mixmath and inked_jokers,
                         features=feats)
@@ -1552,10 +1552,10 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     return read
 
 
-def glyph_features_of(found: list[CellGlyphs], p: float) -> np.ndarray:
-    """(N, D) :func:`vision.digits.glyph_features` of the glyphs of ``found``, cell by cell
-    in order (``p``: cell side in px)."""
-    glyphs = [g for cg in found for g in cg.glyphs]
+def glyph_features_of(cuts: list[list[Glyph]], p: float) -> np.ndarray:
+    """(N, D) :func:`vision.digits.glyph_features` of the glyphs of ``cuts`` (each cell's
+    glyphs), cut by cut in order (``p``: cell side in px)."""
+    glyphs = [g for cut in cuts for g in cut]
     return digits.glyph_features([g.image for g in glyphs], [g.box[3] / p for g in glyphs])
 
 
@@ -1589,7 +1589,7 @@ def read_numbers(found: list[CellGlyphs], p: float, game: str,
         board's glyphs look like them: :func:`_own_font`)
     stars : the set's Mixmath blanks wear the joker star (boardsight's print-and-play):
         a tile whose lone glyph is a star is a blank, "?"
-    features : :func:`glyph_features_of` ``found``, when the caller has them already
+    features : :func:`glyph_features_of` ``found``'s glyphs, when the caller has them
 
     Returns
     -------
@@ -1625,9 +1625,7 @@ def cell_readings(found: list[CellGlyphs], p: float, game: str, config: TilesCon
                  ) -> list[np.ndarray]:
         """Class probabilities of each cut's glyphs, all in one batch."""
         if feats is None:
-            glyphs = [g for cut in cuts for g in cut]
-            feats = digits.glyph_features([g.image for g in glyphs],
-                                          [g.box[3] / p for g in glyphs])
+            feats = glyph_features_of(cuts, p)
         probs = model.predict_proba(feats, classes)
         if own is not None:   # the set's own font, learned from its calibration photo
             probs = own.adapt(model, feats, probs, classes)
