@@ -528,6 +528,24 @@ def test_a_look_alike_border_does_not_outvote_the_centre_numbers():
 
 
 @pytest.mark.slow
+def test_a_look_alike_border_alone_leaves_the_turn_to_the_tiles():
+    """A Mathable look-alike (dev seeds 555 000) whose centre is under a glare: its
+    numbers illegible, the profile's picture of the border alone spoke, for a quarter
+    turn off, by 0.34 — once enough to be sure (0.3), and the board was read turned, 71
+    cells wrong. Look-alikes' borders lead a wrong turn by up to 0.65, the real set's
+    the right one by 0.76 or more: alone below ``orientation_margin`` it leaves the turn
+    open, and the tiles, upright on the board, settle it."""
+    from vision.reader import read_board
+    render = pytest.importorskip("samples.render")
+    img, truth, _ = render.sample_photo("mixmath", 2, 1117264391, fonts="held_out",
+                                        hand=False, resolution=(1920, 1080))
+    loc = find_board(img, "mixmath")
+    assert loc.profile == "mathable"
+    assert not loc.orientation_certain
+    assert read_board(img, "mixmath").cells == truth["cells"]
+
+
+@pytest.mark.slow
 def test_illegible_centre_numbers_leave_the_turn_open():
     """A dim own-set photo (dev seeds 605 000): its centre numbers, dark on dark green,
     are illegible (the best turn shows them at a mean log-probability of -4.4, where the

@@ -233,10 +233,13 @@ class BoardConfig:
     a cell off: < 0)."""
 
     # -- orientation and quality
-    orientation_margin: float = 0.3
+    orientation_margin: float = 0.7
     """The profile's picture of the border tells which side is up when its correlation
     under the best quarter turn beats the runner-up by this much (the real Mathable photos:
-    ~0.85; a rendered look-alike with other border art: 0.2)."""
+    0.76-0.88; rendered look-alikes with other border art: on 163 dev renders matched to
+    the profile, the border's turn and the centre numbers' differed on 80, by up to 0.42,
+    and by 0.65 on dev 947919709; alone at 0.34 it once turned a board whose numbers a
+    glare hid). Below it the border's turn is a guess the tiles settle."""
     numeral_margin: float = 0.5
     """The printed centre numbers tell it when the best turn's mean log-probability of
     showing them upright beats the next by this (on 120 renders the right turn won by
