@@ -527,6 +527,32 @@ def test_a_look_alike_border_does_not_outvote_the_centre_numbers():
     assert err < 0.2 * truth["camera"]["min_cell_px"]
 
 
+@pytest.mark.parametrize("border, numerals, certain", [
+    ((0.8, 0), None, True),           # the border alone, by a clear lead: settled
+    ((0.34, 1), None, False),         # alone, by less: the tiles settle it
+    ((0.47, 1), (0.9, 2), False),     # the numbers sure, the border dissenting: doubt
+    ((0.2, 1), (0.9, 2), True),       # the numbers sure, the border too faint to dissent
+    ((0.5, 2), (0.9, 2), True),       # both for one turn
+])
+def test_which_cues_settle_the_turn(border, numerals, certain):
+    """The border picture settles the turn by ``orientation_margin`` (0.7); from
+    ``orientation_dissent`` (0.3) up it still puts the centre numbers' turn in doubt."""
+    from vision import board as vb
+    cfg = vb.BoardConfig()
+
+    def scores(lead, turn):
+        sc = np.zeros(4)
+        sc[turn] = lead
+        return sc
+    cues = [(scores(*border), cfg.orientation_margin, cfg.orientation_dissent)]
+    if numerals:
+        cues.append((scores(*numerals), cfg.numeral_margin, cfg.numeral_margin))
+    turn, _, sure = vb._verdict(cues, [0, 1, 2, 3])
+    assert sure == certain
+    if sure:
+        assert turn == (numerals or border)[1]
+
+
 @pytest.mark.slow
 def test_a_look_alike_border_alone_leaves_the_turn_to_the_tiles():
     """A Mathable look-alike (dev seeds 555 000) whose centre is under a glare: its

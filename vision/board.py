@@ -2262,16 +2262,17 @@ def _orientation(photo, grid_h, game, geometry, prof, cfg) -> tuple[int, np.ndar
     """(quarter turns to apply, scores of the 4 turns, certain?) from the board's features."""
     rows, cols = geometry.rows, geometry.cols
     turns = [0, 1, 2, 3] if rows == cols else [0, 2]
-    cues = []  # (scores of the four turns, the margin that makes them sure)
+    cues = []  # (scores of the four turns, the margin that makes them sure, and the
+    #            margin at which they put another cue's sure answer in doubt)
     if prof is not None and prof.thumbnail is not None:
         cues.append((_thumbnail_scores(photo, grid_h, geometry, prof, turns),
-                     cfg.orientation_margin))
+                     cfg.orientation_margin, cfg.orientation_dissent))
     # the printed numbers too, however clear the border: a look-alike set's border art
     # can match the profile's a quarter turn off
     if fixed_numbers(game) and rows == cols:
         numerals = _centre_numeral_scores(photo, grid_h, game, rows, cols, cfg)
         if numerals is not None and numerals.max() >= cfg.numeral_legible:
-            cues.append((numerals, cfg.numeral_margin))
+            cues.append((numerals, cfg.numeral_margin, cfg.numeral_margin))
     if not cues:
         # nothing tells: keep the board as upright in the photo as possible
         up = np.zeros(4)
@@ -2285,21 +2286,20 @@ def _orientation(photo, grid_h, game, geometry, prof, cfg) -> tuple[int, np.ndar
     return _verdict(cues, turns)
 
 
-def _verdict(cues: list[tuple[np.ndarray, float]], turns: list[int]
+def _verdict(cues: list[tuple[np.ndarray, float, float]], turns: list[int]
              ) -> tuple[int, np.ndarray, bool]:
     """Each cue's own verdict and margin; the clearest cue (by its margin over the margin
     that makes it sure) decides, and the answer is certain when that cue is sure and no
-    other sure cue says otherwise."""
+    other cue leading another turn by its margin of dissent says otherwise."""
     verdicts = []
-    for sc, sure in cues:
+    for sc, sure, dissent in cues:
         sc = np.where([k in turns for k in range(4)], sc, -np.inf)
         order = np.argsort(-sc)
         margin = float(sc[order[0]] - sc[order[1]])
-        verdicts.append((margin / sure, int(order[0]), sc))
+        verdicts.append((margin / sure, int(order[0]), sc, margin >= dissent))
     verdicts.sort(key=lambda v: -v[0])
-    _, best, scores = verdicts[0]
-    clear = [v for v in verdicts if v[0] >= 1.0]
-    certain = bool(clear) and all(v[1] == best for v in clear)
+    lead, best, scores, _ = verdicts[0]
+    certain = lead >= 1.0 and all(v[1] == best for v in verdicts if v[3])
     return best, np.roll(np.where(np.isfinite(scores), scores, -1.0), -best), certain
 
 

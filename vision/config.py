@@ -240,6 +240,10 @@ class BoardConfig:
     the profile, the border's turn and the centre numbers' differed on 80, by up to 0.42,
     and by 0.65 on dev 947919709; alone at 0.34 it once turned a board whose numbers a
     glare hid). Below it the border's turn is a guess the tiles settle."""
+    orientation_dissent: float = 0.3
+    """... and it puts the centre numbers' turn in doubt (the tiles settle it) when it leads
+    another turn by this much: a hand over the centre of a real Mathable photo re-shot
+    made its numbers lead a wrong turn, the border the right one by 0.47."""
     numeral_margin: float = 0.5
     """The printed centre numbers tell it when the best turn's mean log-probability of
     showing them upright beats the next by this (on 120 renders the right turn won by
