@@ -558,9 +558,9 @@ def test_a_look_alike_border_alone_leaves_the_turn_to_the_tiles():
     """A Mathable look-alike (dev seeds 555 000) whose centre is under a glare: its
     numbers illegible, the profile's picture of the border alone spoke, for a quarter
     turn off, by 0.34 — once enough to be sure (0.3), and the board was read turned, 71
-    cells wrong. Look-alikes' borders lead a wrong turn by up to 0.65, the real set's
-    the right one by 0.76 or more: alone below ``orientation_margin`` it leaves the turn
-    open, and the tiles, upright on the board, settle it."""
+    cells wrong. Look-alikes' borders lead a wrong turn by up to 0.65: alone, below
+    ``orientation_margin`` (0.7), the border leaves the turn open, and the tiles,
+    upright on the board, settle it."""
     from vision.reader import read_board
     render = pytest.importorskip("samples.render")
     img, truth, _ = render.sample_photo("mixmath", 2, 1117264391, fonts="held_out",

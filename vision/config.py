@@ -235,11 +235,12 @@ class BoardConfig:
     # -- orientation and quality
     orientation_margin: float = 0.7
     """The profile's picture of the border tells which side is up when its correlation
-    under the best quarter turn beats the runner-up by this much (the real Mathable photos:
-    0.76-0.88; rendered look-alikes with other border art: on 163 dev renders matched to
-    the profile, the border's turn and the centre numbers' differed on 80, by up to 0.42,
-    and by 0.65 on dev 947919709; alone at 0.34 it once turned a board whose numbers a
-    glare hid). Below it the border's turn is a guess the tiles settle."""
+    under the best quarter turn beats the runner-up by this much (the real Mathable
+    photos: 0.76-0.88, re-shot 0.03-0.95, the right turn on all; rendered look-alikes with
+    other border art: of 163 dev renders matched to the profile, the border's turn and the
+    centre numbers' differed on 80, by up to 0.42, and by 0.65 on dev 947919709; alone at
+    0.34 it once turned a board whose numbers a glare hid). Below it the border's turn is
+    a guess the tiles settle."""
     orientation_dissent: float = 0.3
     """... and it puts the centre numbers' turn in doubt (the tiles settle it) when it leads
     another turn by this much: a hand over the centre of a real Mathable photo re-shot
