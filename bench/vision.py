@@ -12,7 +12,8 @@ in ``../shared/real/mathable`` are read as they are, and each again from ``--res
 random poses and lights of the visual contract at 1080p (``samples.reshoot``): the set
 photographed as the real photos never show it. Photos of another game's board
 (``--other-n``: Breakthrough's, Mastermind's) are asked for as each game: none is to be
-found as its board.
+found as its board. Photos smeared by the camera's motion (``--motion-n``, beyond the
+visual contract) are to be doubted, not read sure: their *silent errors* column.
 
 Prints one markdown table (and writes it with ``--out``).
 """
@@ -184,11 +185,23 @@ def tesseract_only_read(image: np.ndarray, game: str):
 # -- the sets ------------------------------------------------------------------------------
 
 
-def _photos(game: str, tier: int, n: int, *, salt: int, resolution, hand: bool, desc: str):
+MOTION_PX = (6.0, 18.0)
+"""The smear of the motion-blurred set, px at 1080p (any direction): from what the reader
+reads through at a board's larger cells to a third of its smallest."""
+
+
+def _photos(game: str, tier: int, n: int, *, salt: int, resolution, hand: bool, desc: str,
+            motion: bool = False):
+    """``n`` bench photos of ``game`` at ``tier``; with ``motion``, each smeared by a
+    camera moving MOTION_PX in a random direction (beyond the visual contract)."""
     for i in tqdm(range(n), desc=desc, unit="photo", leave=False, file=sys.stderr):
         seed = photo_seed(BENCH_SEED + 1000 * salt + 10 * tier, i)
+        extra = {}
+        if motion:
+            rng = np.random.default_rng([BENCH_SEED, salt, tier, i])
+            extra["motion"] = (float(rng.uniform(*MOTION_PX)), float(rng.uniform(0, 180)))
         image, truth, _ = sample_photo(game, tier, seed, resolution=resolution, hand=hand,
-                                       fonts="held_out")
+                                       fonts="held_out", **extra)
         yield image, truth
 
 
@@ -269,6 +282,19 @@ def run(args) -> list[dict]:
                     hands.add(_truth_cells(truth), cells, ms, flagged or cells is None)
         rows.append({"set": "hand over the board", "reader": "boardsight 1080p",
                      **hands.row(), "flagged": _pct(hands.flagged, hands.photos)})
+    if args.motion_n:
+        smeared = Tally()
+        for game in games:
+            for tier in args.tiers:
+                for image, truth in _photos(game, tier, args.motion_n,
+                                            salt=GAMES.index(game) + 300,
+                                            resolution=RES_1080P, hand=False, motion=True,
+                                            desc=f"{game} tier {tier} motion"):
+                    cells, ms, flagged, unsure = boardsight_read(image, game)
+                    smeared.add(truth["cells"], cells, ms, flagged, unsure)
+        rows.append({"set": f"smeared by motion ({MOTION_PX[0]:.0f}-{MOTION_PX[1]:.0f} px "
+                            "at 1080p)", "reader": "boardsight 1080p", **smeared.row(),
+                     "flagged": _pct(smeared.flagged, smeared.photos)})
     if args.other_n:
         rows.append(_other_games(games, args.tiers, args.other_n))
     if args.real and REAL.is_dir():
@@ -364,6 +390,9 @@ def main(argv=None) -> int:
                         help="photos per game and tier also read by the Tesseract baseline")
     parser.add_argument("--hand-n", type=int, default=100,
                         help="photos with a hand over the board, per game and tier")
+    parser.add_argument("--motion-n", type=int, default=25,
+                        help="photos smeared by the camera's motion (beyond the visual "
+                             "contract: to be doubted, not read sure), per game and tier")
     parser.add_argument("--other-n", type=int, default=20,
                         help="photos of another game's board (Breakthrough, Mastermind) per "
                              "game and tier, asked for as each game: never to be read")

@@ -38,6 +38,9 @@ class Finish:
     glare: tuple[float, float, float, float] | None = None  # x, y px, radius px, strength
     vignette: float = 0.0  # darkening at the corners, 0..0.3
     blur: float = 0.0  # Gaussian sigma in px at 1080p, 0..1.5
+    motion: tuple[float, float] | None = None  # (length px at 1080p, direction degrees):
+    # the camera moved while the shutter was open, a smear along one direction. Beyond
+    # BOARDS.md's photos (never sampled): the reader is to doubt such a photo, not read it
     noise: float = 0.0  # sensor noise sigma in 1/255 units, 0..6
     jpeg: int | None = 90  # quality 60..95, None: no JPEG round trip
     noise_seed: int = 0
@@ -141,6 +144,8 @@ def finish_photo(img: np.ndarray, finish: Finish) -> tuple[np.ndarray, bytes | N
     scale = min(w, h) / 1080.0
     if finish.blur > 0.05:  # the lens blurs the scene; light varies too slowly to care
         img = cv2.GaussianBlur(img, (0, 0), finish.blur * scale)
+    if finish.motion is not None:
+        img = cv2.filter2D(img, -1, motion_kernel(finish.motion[0] * scale, finish.motion[1]))
     gains = white_balance_gains(finish.kelvin, finish.awb) * finish.brightness
     field = light_field(finish, (w, h), gains, fixed_point=FIELD_ONE)
     photo = cv2.multiply(img, field, scale=1.0 / FIELD_ONE, dtype=cv2.CV_8U)
@@ -153,6 +158,23 @@ def finish_photo(img: np.ndarray, finish: Finish) -> tuple[np.ndarray, bytes | N
     ok, buf = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, int(finish.jpeg)])
     data = buf.tobytes()
     return cv2.imdecode(buf, cv2.IMREAD_COLOR), data
+
+
+def motion_kernel(length: float, degrees: float) -> np.ndarray:
+    """A smear ``length`` px long along ``degrees`` (0: to the right, counter-clockwise
+    as the picture shows it), normalised: the path a point takes while the camera moves.
+
+    >>> k = motion_kernel(5, 0)
+    >>> k.shape, round(float(k.sum()), 6), [round(float(v), 2) for v in k[2]]
+    ((5, 5), 1.0, [0.2, 0.2, 0.2, 0.2, 0.2])
+    """
+    n = max(1, int(round(length)))
+    size = n | 1                                   # odd: the smear centred on the point
+    line = np.zeros((size, size), np.float32)
+    line[size // 2, (size - n) // 2:(size - n) // 2 + n] = 1.0
+    turn = cv2.getRotationMatrix2D(((size - 1) / 2, (size - 1) / 2), degrees, 1.0)
+    kernel = cv2.warpAffine(line, turn, (size, size), flags=cv2.INTER_LINEAR)
+    return kernel / kernel.sum()
 
 
 def _add_glare(photo: np.ndarray, glare, gains) -> None:

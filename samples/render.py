@@ -232,7 +232,8 @@ def render_photo(game: str, cells, *, tier: int, seed: int,
     camera : a Camera, or a dict of pose parameters to fix (elevation, azimuth, roll,
         fill, focal_eq_mm, offset), the rest random.
     **overrides : fix any other part by name: pose parameters as above; Finish fields
-        (kelvin, awb, brightness, gradient, shadow, glare, vignette, blur, noise, jpeg);
+        (kelvin, awb, brightness, gradient, shadow, glare, vignette, blur, motion, noise,
+        jpeg);
         ``table`` (a Table or a kind: "wood", "cloth", "plain"), ``light`` (a Light),
         ``objects`` (kinds from OBJECT_KINDS, or a bool), ``max_offset``, ``max_angle``;
         ``geometry``, ``build``, ``fonts`` ("train", "held_out", "any"; tier 2),

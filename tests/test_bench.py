@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from bench.cells import corner_error
@@ -122,6 +123,24 @@ def test_another_games_boards_are_counted_as_refused_or_taken_for_which_game(mon
     assert row["photos"] == 2 * 2 * 3 * 2 and row["no board"] == 12
     assert row["all right"] == "50.0 %"
     assert row["hot spots"] == "mastermind→mixmath ×6, mastermind→calculissimo ×6"
+
+
+def test_the_motion_set_is_the_clean_set_smeared_within_its_range():
+    """bench.vision's photos smeared by motion: the same scenes as the clean ones of their
+    seeds (the same truth), each smeared by MOTION_PX at 1080p in its own direction."""
+    from bench.vision import MOTION_PX, _photos
+    kw = dict(salt=0, resolution=(1280, 720), hand=False, desc="")
+    clean = list(_photos("mixmath", 1, 2, **kw))
+    moved = list(_photos("mixmath", 1, 2, motion=True, **kw))
+    for (sharp, t0), (smeared, t1) in zip(clean, moved):
+        assert t1["cells"] == t0["cells"] and t0["finish"]["motion"] is None
+        length, direction = t1["finish"]["motion"]
+        assert MOTION_PX[0] <= length <= MOTION_PX[1] and 0 <= direction <= 180
+        # a smear keeps the mean and takes the fine detail
+        grey = [cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(float) for im in (sharp, smeared)]
+        assert abs(grey[0].mean() - grey[1].mean()) < 2
+        assert cv2.Laplacian(grey[1], cv2.CV_64F).var() < 0.5 * cv2.Laplacian(grey[0], cv2.CV_64F).var()
+    assert moved[0][1]["finish"]["motion"] != moved[1][1]["finish"]["motion"]
 
 
 def test_a_tile_whose_ink_the_photo_lost_is_counted_as_erased():

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from boardsight.cli import EXIT_NO_BOARD, EXIT_OK, EXIT_UNREADABLE, main
+from samples.light import motion_kernel
 
 ROOT = Path(__file__).parents[1]
 GAMES = ROOT / "samples" / "games"
@@ -67,8 +68,22 @@ def test_read_prints_a_grid_and_draws_what_it_found(capsys, tmp_path):
     text = capsys.readouterr().out
     assert code == EXIT_OK
     assert text.startswith("mixmath 14x14") and len(text.splitlines()) >= 15
+    assert "every cell is unsure" not in text
     drawn = cv2.imread(str(debug))
     assert drawn is not None and drawn.shape[2] == 3 and max(drawn.shape[:2]) >= 800
+
+
+def test_a_photo_smeared_by_motion_is_to_be_taken_again(capsys, tmp_path):
+    """The camera moved: every glyph smeared along one direction (~20 px at 1080p). The
+    reading doubts the photo as a whole, and says what to do."""
+    truth, photos = recorded("mixmath")
+    image = cv2.imread(str(GAMES / "mixmath" / photos[3]["file"]))
+    moved = tmp_path / "moved.png"
+    cv2.imwrite(str(moved), cv2.filter2D(image, -1, motion_kernel(21, 30)))
+    code = main(["read", str(moved), "--game", "mixmath"])
+    text = capsys.readouterr().out
+    assert code == EXIT_OK
+    assert "every cell is unsure" in text and "take it again" in text
 
 
 def test_not_an_image_is_exit_2(capsys, tmp_path):

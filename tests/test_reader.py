@@ -17,7 +17,7 @@ from tests.found import before_blanks
 from vision import tiles
 from vision.board import find_board
 from vision.reader import read_board
-from vision.reading import BoardReading
+from vision.reading import UNSURE_BELOW, BoardReading
 
 REAL = Path(__file__).parents[1].parent / "shared" / "real" / "mathable"
 CONTRACT_KEYS = {"game", "rows", "cols", "cells", "confidence", "corners", "ms"}
@@ -282,6 +282,27 @@ def test_a_glare_the_camera_clipped_on_coloured_squares_is_no_hand(seed):
     before = read_board(image, "mixmath",
                         config=replace(tiles.TilesConfig(), glare_white_as_shot=False))
     assert before.occluded
+
+
+@pytest.mark.slow
+def test_a_photo_smeared_by_motion_is_doubted_as_a_whole():
+    """The camera moved 12 px (at 1080p) while the shutter was open: every glyph smeared
+    one way, some read wrong yet sure beside many unsure. A fifth of the board unsure, the
+    photo is poor as a whole: nothing on it is read sure, no cell wrong unflagged."""
+    render = pytest.importorskip("samples.render")
+    image, truth, _ = render.sample_photo("calculissimo", 1, 4030236422, hand=False,
+                                          resolution=(1920, 1080), fonts="held_out",
+                                          motion=(12, 30.0))
+    reading = read_board(image, "calculissimo")
+    assert len(reading.unsure()) == reading.rows * reading.cols
+
+    def silent(r):
+        return [(i, j) for i in range(r.rows) for j in range(r.cols)
+                if r.cells[i][j] != truth["cells"][i][j] and r.confidence[i, j] >= UNSURE_BELOW]
+    before = read_board(image, "calculissimo",
+                        config=replace(tiles.TilesConfig(), doubtful_photo=None))
+    assert len(silent(before)) >= 3 and before.cells == reading.cells
+    assert silent(reading) == []
 
 
 @pytest.mark.slow

@@ -181,6 +181,11 @@ class TilesConfig:
     conf_star_print: float = 0.5        # a joker read on a square printed with a star
                                         # (the start square): below cellnet_doubt, so the
                                         # net, which sees the tile round a star, decides
+    doubtful_photo: float | None = 0.2  # when at least this share of the cells a photo
+                                        # shows are unsure, the photo is poor as a whole
+                                        # (blurred by motion, dim, its ink too small) and
+    conf_doubtful_photo: float = 0.5    # ... every confidence is scaled by this: its
+                                        # "sure" cells are not (see reader._doubt_poor_photo)
 
     set_min_agreement: float = 0.8      # a tile-set photo: share read as the order says
     upright_cells: int = 24             # tiles read under each turn to settle orientation;
