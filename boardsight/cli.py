@@ -145,7 +145,7 @@ def format_reading(reading) -> str:
         lines.append("".join(out))
     if hidden:
         lines.append(f"{len(hidden)} cells hidden by a hand or object: take the photo again")
-    if len(unsure) == reading.rows * reading.cols - len(hidden) > 0:
+    if reading.is_doubtful():
         lines.append("every cell is unsure: the photo is too blurred, dark or small to read "
                      "(hold the camera still, nearer the board): take it again")
     return "\n".join(lines) + "\n"

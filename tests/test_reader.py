@@ -34,7 +34,9 @@ def test_reading_json_has_the_contract_shape():
     assert d["confidence"] == [[1.0, 0.93], [0.5, 1.0]]
     assert d["corners"] == [[0, 1], [2, 3], [4, 5], [6, 7]]
     assert d["occluded"] == [[1, 1]] and d["ms"] == 12.3
-    assert r.unsure(0.9) == [(1, 0)] and r.is_occluded()
+    assert r.unsure(0.9) == [(1, 0)] and r.is_occluded() and not r.is_doubtful()
+    doubted = replace(r, confidence=np.array([[0.5, 0.45], [0.25, 1.0]]))
+    assert doubted.is_doubtful()                  # every cell shown unsure: (1, 1) is hidden
 
 
 def test_reading_rejects_a_ragged_grid():
@@ -294,7 +296,7 @@ def test_a_photo_smeared_by_motion_is_doubted_as_a_whole():
                                           resolution=(1920, 1080), fonts="held_out",
                                           motion=(12, 30.0))
     reading = read_board(image, "calculissimo")
-    assert len(reading.unsure()) == reading.rows * reading.cols
+    assert reading.is_doubtful() and len(reading.unsure()) == reading.rows * reading.cols
 
     def silent(r):
         return [(i, j) for i in range(r.rows) for j in range(r.cols)

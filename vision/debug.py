@@ -70,7 +70,7 @@ def draw_reading(image_bgr: np.ndarray, reading: BoardReading, max_side: int = 1
         cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, font_scale, colour, 2, cv2.LINE_AA)
     caption = (f"{reading.game}: {sum(v is not None for row in reading.cells for v in row)} "
                f"pieces, {len(reading.unsure())} unsure, {len(hidden)} hidden, "
-               f"{reading.ms:.0f} ms")
+               f"{reading.ms:.0f} ms" + (": take it again" if reading.is_doubtful() else ""))
     cv2.putText(out, caption, (10, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 0), 4, cv2.LINE_AA)
     cv2.putText(out, caption, (10, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255, 255, 255), 2,
                 cv2.LINE_AA)

@@ -83,6 +83,13 @@ class BoardReading:
         """True when something (a hand) hides part of the board: do not trust this frame."""
         return bool(self.occluded)
 
+    def is_doubtful(self) -> bool:
+        """True when every cell the photo shows is unsure: the photo is too poor to read
+        (smeared by motion, dim, its ink too small): take it again."""
+        hidden = set(map(tuple, self.occluded))
+        shown = [cell for cell in np.ndindex(self.rows, self.cols) if cell not in hidden]
+        return bool(shown) and all(self.confidence[cell] < UNSURE_BELOW for cell in shown)
+
     def unsure(self, threshold: float = UNSURE_BELOW) -> list[tuple[int, int]]:
         """Cells read with a confidence below ``threshold`` ("check this cell")."""
         return [(int(r), int(c)) for r, c in np.argwhere(self.confidence < threshold)]
