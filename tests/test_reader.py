@@ -406,8 +406,9 @@ def test_a_blurred_board_whose_glyphs_and_turn_net_part_is_read_unsure_of_its_tu
     from samples.render import sample_photo
     img, truth, _ = sample_photo("calculissimo", 2, 1259733562, fonts="train", hand=False,
                                  resolution=(4032, 3024))
-    trusting = read_board(img, "calculissimo",
-                          config=replace(tiles.TilesConfig(), turnnet_dissent=np.inf))
+    trusting = read_board(img, "calculissimo",   # (nor doubting the photo as a whole)
+                          config=replace(tiles.TilesConfig(), turnnet_dissent=np.inf,
+                                         doubtful_photo=None))
     reading = read_board(img, "calculissimo")
     assert _turned_by(reading, truth) != 0 and reading.cells == trusting.cells
     wrong = np.array(reading.cells, dtype=object) != np.array(truth["cells"], dtype=object)
@@ -424,8 +425,9 @@ def test_a_board_whose_tiles_read_badly_every_way_up_is_read_unsure_of_its_turn(
     from samples.render import sample_photo
     img, truth, _ = sample_photo("calculissimo", 2, 3123443316, fonts="held_out", hand=False,
                                  resolution=(1920, 1080))
-    trusting = read_board(img, "calculissimo",
-                          config=replace(tiles.TilesConfig(), upright_floor=-np.inf))
+    trusting = read_board(img, "calculissimo",   # (nor doubting the photo as a whole)
+                          config=replace(tiles.TilesConfig(), upright_floor=-np.inf,
+                                         doubtful_photo=None))
     reading = read_board(img, "calculissimo")
     assert _turned_by(reading, truth) != 0 and reading.cells == trusting.cells
     wrong = np.array(reading.cells, dtype=object) != np.array(truth["cells"], dtype=object)
