@@ -112,10 +112,10 @@ def _doubt_poor_photo(confidence: np.ndarray, hidden: np.ndarray,
 
     A photo blurred by motion (a camera or a hand moving) smears every glyph along one
     direction, which neither reader has seen: some tiles read wrong yet sure, beside many
-    read unsure. Development renders smeared 9-18 px at 1080p: of the cells read sure on
+    read unsure. Development renders smeared 6-18 px at 1080p: of the cells read sure on
     the photos with a fifth or more unsure, up to a quarter were wrong; clean tier-2 photos
-    reach a fifth unsure on 1.7 % (Mixmath) and 2.3 % (Calculissimo), mostly with cells
-    wrong already.
+    reach a fifth unsure on 1.7 % (Mixmath) and 1.3 % (Calculissimo), mostly with cells
+    wrong already (docs/vision-log.md, session 51).
 
     >>> conf = np.array([[1.0, 0.95, 0.5, 1.0, 1.0]])
     >>> _doubt_poor_photo(conf, np.zeros((1, 5), bool), tiles.TilesConfig()), conf.tolist()
