@@ -186,8 +186,9 @@ def tesseract_only_read(image: np.ndarray, game: str):
 
 
 MOTION_PX = (6.0, 18.0)
-"""The smear of the motion-blurred set, px at 1080p (any direction): from what the reader
-reads through at a board's larger cells to a third of its smallest."""
+"""The smear of the motion-blurred set, px at 1080p (any direction): from a quarter of the
+smallest cells BOARDS.md allows (24 px), which the reader mostly reads through, to three
+quarters of them."""
 
 
 def _photos(game: str, tier: int, n: int, *, salt: int, resolution, hand: bool, desc: str,
