@@ -206,6 +206,17 @@ def _photos(game: str, tier: int, n: int, *, salt: int, resolution, hand: bool, 
         yield image, truth
 
 
+def _every_set(games, tiers, n: int, salt: int, desc: str, **kw):
+    """(game, image, truth) of ``n`` 1080p photos (:func:`_photos`, ``kw``) of each game
+    and tier, the game's salt ``salt`` on from its clean photos'."""
+    for game in games:
+        for tier in tiers:
+            for image, truth in _photos(game, tier, n, salt=GAMES.index(game) + salt,
+                                        resolution=RES_1080P, desc=f"{game} tier {tier} {desc}",
+                                        **kw):
+                yield game, image, truth
+
+
 def oracle_location(truth: dict) -> BoardLocation:
     """The board located by the truth's grid corners."""
     return BoardLocation.from_grid_corners(truth["game"], truth["grid_corners"])
@@ -272,27 +283,19 @@ def run(args) -> list[dict]:
                          "wrongly flagged": "-"})
     if args.hand_n:
         hands = Tally()
-        for game in games:
-            for tier in args.tiers:
-                for image, truth in _photos(game, tier, args.hand_n,
-                                            salt=GAMES.index(game) + 100,
-                                            resolution=RES_1080P, hand=True,
-                                            desc=f"{game} tier {tier} hands"):
-                    cells, ms, flagged, _ = boardsight_read(image, game)
-                    # A hand that hides the board entirely is rejected too (no board).
-                    hands.add(_truth_cells(truth), cells, ms, flagged or cells is None)
+        for game, image, truth in _every_set(games, args.tiers, args.hand_n, 100, "hands",
+                                             hand=True):
+            cells, ms, flagged, _ = boardsight_read(image, game)
+            # A hand that hides the board entirely is rejected too (no board).
+            hands.add(_truth_cells(truth), cells, ms, flagged or cells is None)
         rows.append({"set": "hand over the board", "reader": "boardsight 1080p",
                      **hands.row(), "flagged": _pct(hands.flagged, hands.photos)})
     if args.motion_n:
         smeared = Tally()
-        for game in games:
-            for tier in args.tiers:
-                for image, truth in _photos(game, tier, args.motion_n,
-                                            salt=GAMES.index(game) + 300,
-                                            resolution=RES_1080P, hand=False, motion=True,
-                                            desc=f"{game} tier {tier} motion"):
-                    cells, ms, flagged, unsure = boardsight_read(image, game)
-                    smeared.add(truth["cells"], cells, ms, flagged, unsure)
+        for game, image, truth in _every_set(games, args.tiers, args.motion_n, 300, "motion",
+                                             hand=False, motion=True):
+            cells, ms, flagged, unsure = boardsight_read(image, game)
+            smeared.add(truth["cells"], cells, ms, flagged, unsure)
         rows.append({"set": f"smeared by motion ({MOTION_PX[0]:.0f}-{MOTION_PX[1]:.0f} px "
                             "at 1080p)", "reader": "boardsight 1080p", **smeared.row(),
                      "flagged": _pct(smeared.flagged, smeared.photos)})
