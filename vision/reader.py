@@ -103,12 +103,12 @@ def in_context(view: cellnet.BoardView, game: str, stats: tiles.CellStats,
     return view.in_context(plain, tiles.tile_candidates(stats, cfg) & plain)
 
 
-def _doubt_poor_photo(confidence: np.ndarray, hidden: np.ndarray,
-                      cfg: tiles.TilesConfig) -> bool:
+def _doubt_poor_photo(confidence: np.ndarray, occluded: np.ndarray,
+                      cfg: tiles.TilesConfig) -> None:
     """Scale every confidence (changed in place) by ``cfg.conf_doubtful_photo`` when at
-    least ``cfg.doubtful_photo`` of the cells the photo shows (not ``hidden``) read unsure:
-    then the photo is poor as a whole, and its other readings are not sure either. Whether
-    it was so.
+    least ``cfg.doubtful_photo`` of the cells the photo shows (not ``occluded``) read
+    unsure: then the photo is poor as a whole, and its other readings are not sure either
+    (:meth:`BoardReading.is_doubtful` then).
 
     A photo blurred by motion (a camera or a hand moving) smears every glyph along one
     direction, which neither reader has seen: some tiles read wrong yet sure, beside many
@@ -118,20 +118,18 @@ def _doubt_poor_photo(confidence: np.ndarray, hidden: np.ndarray,
     wrong already (docs/vision-log.md, session 51).
 
     >>> conf = np.array([[1.0, 0.95, 0.5, 1.0, 1.0]])
-    >>> _doubt_poor_photo(conf, np.zeros((1, 5), bool), tiles.TilesConfig()), conf.tolist()
-    (True, [[0.5, 0.475, 0.25, 0.5, 0.5]])
+    >>> _doubt_poor_photo(conf, np.zeros((1, 5), bool), tiles.TilesConfig())
+    >>> conf.tolist()
+    [[0.5, 0.475, 0.25, 0.5, 0.5]]
     >>> conf = np.array([[1.0, 0.95, 0.5, 1.0, 1.0]])
     >>> _doubt_poor_photo(conf, np.array([[0, 0, 1, 0, 0]], bool), tiles.TilesConfig())
-    False
+    >>> conf.tolist()
+    [[1.0, 0.95, 0.5, 1.0, 1.0]]
     """
     share = cfg.doubtful_photo
-    seen = ~hidden
-    if share is None or not seen.any():
-        return False
-    if np.mean(confidence[seen] < UNSURE_BELOW) < share:
-        return False
-    confidence *= cfg.conf_doubtful_photo
-    return True
+    seen = ~occluded
+    if share is not None and seen.any() and np.mean(confidence[seen] < UNSURE_BELOW) >= share:
+        confidence *= cfg.conf_doubtful_photo
 
 
 def _disputed(glyph_cells: list[list], fused_cells: list[list], net_says: np.ndarray

@@ -86,9 +86,10 @@ class BoardReading:
     def is_doubtful(self) -> bool:
         """True when every cell the photo shows is unsure: the photo is too poor to read
         (smeared by motion, dim, its ink too small): take it again."""
-        hidden = set(map(tuple, self.occluded))
-        shown = [cell for cell in np.ndindex(self.rows, self.cols) if cell not in hidden]
-        return bool(shown) and all(self.confidence[cell] < UNSURE_BELOW for cell in shown)
+        shown = np.ones((self.rows, self.cols), bool)
+        for r, c in self.occluded:
+            shown[r, c] = False
+        return bool(shown.any() and (self.confidence[shown] < UNSURE_BELOW).all())
 
     def unsure(self, threshold: float = UNSURE_BELOW) -> list[tuple[int, int]]:
         """Cells read with a confidence below ``threshold`` ("check this cell")."""
