@@ -145,6 +145,51 @@ def test_a_truncated_or_oversized_heic_is_refused(capsys, tmp_path):
         decode_photo(data, max_pixels=64 * 96 - 1)
 
 
+def _saved_by_another_app(image_bgr: np.ndarray, kind: str) -> bytes:
+    """The picture as other apps save it: a screenshot (RGBA PNG), a raw converter's 16-bit
+    PNG, a WebP or TIFF export, or a phone held sideways (the pixels stored turned, the
+    EXIF orientation tag saying how to stand them up)."""
+    import io
+
+    from PIL import Image
+    if kind == "rgba png":
+        return cv2.imencode(".png", cv2.cvtColor(image_bgr, cv2.COLOR_BGR2BGRA))[1].tobytes()
+    if kind == "16-bit png":
+        return cv2.imencode(".png", image_bgr.astype(np.uint16) * 257)[1].tobytes()
+    rgb = Image.fromarray(cv2.cvtColor(image_bgr, cv2.COLOR_BGR2RGB))
+    out = io.BytesIO()
+    if kind == "sideways jpeg":
+        stored = rgb.transpose(Image.Transpose.ROTATE_90)    # turned a quarter anticlockwise
+        exif = stored.getexif()
+        exif[0x0112] = 6     # EXIF orientation 6: to be turned a quarter clockwise to view
+        stored.save(out, format="JPEG", quality=95, exif=exif)
+    else:
+        rgb.save(out, format=kind.upper(), **({"lossless": True} if kind == "webp" else {}))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("kind", ["rgba png", "16-bit png", "webp", "tiff", "sideways jpeg"])
+def test_a_photo_saved_by_another_app_decodes_to_the_same_picture(kind):
+    from vision.photo import decode_photo
+    _, photos = recorded("mixmath")
+    image = cv2.imread(str(GAMES / "mixmath" / photos[-1]["file"]))
+    decoded = decode_photo(_saved_by_another_app(image, kind))
+    assert decoded.shape == image.shape and decoded.dtype == np.uint8
+    assert np.abs(decoded.astype(int) - image).mean() < (2 if kind == "sideways jpeg" else 0.01)
+
+
+def test_a_photo_taken_sideways_reads_as_taken_upright(capsys, tmp_path):
+    _, photos = recorded("mixmath")
+    upright = GAMES / "mixmath" / photos[len(photos) // 2]["file"]
+    sideways = tmp_path / "IMG_0002.JPG"
+    sideways.write_bytes(_saved_by_another_app(cv2.imread(str(upright)), "sideways jpeg"))
+    code, out = run(capsys, "read", sideways, "--game", "mixmath", "--json")
+    assert code == EXIT_OK
+    assert out["cells"] == photos[len(photos) // 2]["cells"]
+    _, straight = run(capsys, "read", upright, "--game", "mixmath", "--json")
+    assert np.abs(np.subtract(out["corners"], straight["corners"])).max() < 2
+
+
 def test_a_100_megapixel_image_is_refused_before_decoding(capsys, tmp_path):
     big = tmp_path / "panorama.png"
     ok, png = cv2.imencode(".png", np.zeros((10_000, 10_000), np.uint8))
