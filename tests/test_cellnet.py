@@ -121,6 +121,65 @@ def test_the_net_reads_what_the_glyph_reader_alone_gets_wrong(seed, cell, value)
     assert both.confidence[cell] >= 0.6
 
 
+@pytest.mark.parametrize("seed, cells, value", [
+    (947897531, [(5, 13)], "?"),          # a grey blank on a grey square, blurred
+    (168419504, [(5, 8), (9, 8)], None),  # beige squares the colour of the set's tiles
+])
+def test_the_blank_judge_settles_blank_or_empty_where_both_readers_were_wrong(
+        seed, cells, value):
+    """Seeded tier-2 Mixmath renders in held-out fonts (development seeds): read without
+    the judge, these cells are wrong (a blank taken for its square, empty squares for
+    blanks); the judge, seeing them at twice the net's scale, puts them right and shows
+    them to check (two readers said otherwise)."""
+    from samples.render import sample_photo
+    from vision.reader import read_board
+    img, truth, _ = sample_photo("mixmath", 2, seed, resolution=(1920, 1080),
+                                 fonts="held_out", hand=False)
+    assert all(truth["cells"][r][c] == value for r, c in cells)
+    unjudged = read_board(img, "mixmath", config=tiles.TilesConfig(blank_judge_from=None))
+    assert all(unjudged.cells[r][c] != value for r, c in cells)
+    judged = read_board(img, "mixmath")
+    assert judged.cells == truth["cells"]
+    assert all(0.5 <= judged.confidence[r, c] < 0.9 for r, c in cells)
+
+
+def test_the_blank_judge_sees_the_board_at_twice_the_nets_scale():
+    """The judge's crops are its cells of JUDGE_CELL_PX with a JUDGE_MARGIN_PX rim; its view
+    from the reader's grid puts each cell where the grid has it; the shipped judge takes
+    its crops beside the context and says blank or empty (the board's own colour all
+    over: empty)."""
+    rows, cols, p = 3, 4, 64
+    grid = np.zeros((rows * p, cols * p, 3), np.uint8)
+    for r in range(rows):
+        for c in range(cols):
+            grid[r * p:(r + 1) * p, c * p:(c + 1) * p] = 10 * r + c
+    padded = cellnet.judge_padded(grid, rows, cols)
+    q, m = cellnet.JUDGE_CELL_PX, cellnet.JUDGE_MARGIN_PX
+    crops = cellnet.cell_crops(padded, rows, cols, q, m)
+    assert crops.shape == (rows * cols, cellnet.JUDGE_CROP_PX, cellnet.JUDGE_CROP_PX, 3)
+    for k, crop in enumerate(crops):
+        assert (crop[m:m + q, m:m + q] == 10 * (k // cols) + k % cols).all()
+    flat = np.full((rows * p, cols * p, 3), 180, np.uint8)
+    plain = np.ones((rows, cols), bool)
+    odds = cellnet.blank_odds(flat, plain, plain, np.zeros_like(plain))
+    assert odds.shape == (rows * cols,) and (odds < 0.5).all()
+
+
+def test_the_blank_judges_training_crops_are_blanks_and_cells_the_net_doubted():
+    """Two renders: every blank kept (label 1), and empty cells (label 0); each crop's board
+    context at the judge's scale, its empty square unlike its tile."""
+    data = cellnet.make_judge_data("calculissimo", 2, seed=11, progress=False)
+    n = len(data["labels"])
+    assert data["crops"].shape == (n, cellnet.JUDGE_CROP_PX, cellnet.JUDGE_CROP_PX, 3)
+    assert set(np.unique(data["labels"])) <= {0, 1} and data["labels"].sum() >= 1
+    assert (data["pq"][data["labels"] == 0] >= 0).all() and len(data["pq"]) == n
+    boards = len(data["contexts"])
+    assert data["contexts"].shape == (boards, 2, cellnet.JUDGE_CROP_PX,
+                                      cellnet.JUDGE_CROP_PX, 3)
+    assert set(np.unique(data["boards"])) == set(range(boards))
+    assert np.abs(data["contexts"][:, 1].astype(int) - data["contexts"][:, 0]).max() > 40
+
+
 def test_a_net_carried_on_starts_as_it_was_with_a_new_class_silent():
     """``--carry-on``: the exported net taken back into torch (each BatchNorm an identity)
     reads as before; a class it lacked ("?", last) starts at a logit of -4; a net that
@@ -703,9 +762,10 @@ def test_the_sides_overrule_a_joker_the_net_sees_on_a_square_that_looks_empty():
     img, truth, _ = sample_photo("calculissimo", 2, 2822837615, fonts="held_out", hand=False,
                                  resolution=(1920, 1080))
     assert truth["cells"][8][0] is None and truth["cells"][8][1] == "?"
-    without = read_board(img, "calculissimo",
-                         config=replace(tiles.TilesConfig(), cellnet_bare_sides=None))
+    unjudged = replace(tiles.TilesConfig(), blank_judge_from=None)   # (it settles them too)
+    without = read_board(img, "calculissimo", config=replace(unjudged, cellnet_bare_sides=None))
     assert without.cells[8][0] == "?" and without.cells[8][1] is None
+    assert read_board(img, "calculissimo", config=unjudged).cells == truth["cells"]
     assert read_board(img, "calculissimo").cells == truth["cells"]
 
 
@@ -715,7 +775,8 @@ def test_a_joker_the_sides_veto_is_shown_unsure_not_empty_for_sure():
     net gives them 0.98 and 0.63, the sides' veto keeps them empty — wrongly, but the
     reading asks ("check this") rather than scoring an empty square as sure: no wrong
     cell is shown sure. (One of them, between the tiles and a token it leaves apart, the
-    group's rule puts back, still shown to check.)"""
+    group's rule puts back, still shown to check.) The blank judge, asked, reads both
+    (the rules before it are seen here without it)."""
     from dataclasses import replace
 
     from samples.render import sample_photo
@@ -723,15 +784,16 @@ def test_a_joker_the_sides_veto_is_shown_unsure_not_empty_for_sure():
     from vision.reader import read_board
     img, truth, _ = sample_photo("calculissimo", 2, 1549550994, fonts="held_out", hand=False,
                                  resolution=(1920, 1080))
-    reading = read_board(img, "calculissimo",
-                         config=replace(tiles.TilesConfig(), cellnet_connected=False))
+    unjudged = replace(tiles.TilesConfig(), blank_judge_from=None)
+    reading = read_board(img, "calculissimo", config=replace(unjudged, cellnet_connected=False))
     for r, c in ((7, 6), (2, 5)):
         assert truth["cells"][r][c] == "?" and reading.cells[r][c] is None
         assert reading.confidence[r, c] < 0.4
     wrong = np.array(reading.cells, dtype=object) != np.array(truth["cells"], dtype=object)
     assert wrong.any() and (reading.confidence[wrong] < 0.9).all()
-    connected = read_board(img, "calculissimo")
+    connected = read_board(img, "calculissimo", config=unjudged)
     assert connected.cells[2][5] == "?" and connected.confidence[2, 5] < 0.4
+    assert read_board(img, "calculissimo").cells == truth["cells"]
 
 
 def test_a_tile_whose_ink_a_glare_took_is_shown_unsure_not_empty_for_sure():
@@ -749,7 +811,8 @@ def test_a_tile_whose_ink_a_glare_took_is_shown_unsure_not_empty_for_sure():
     from vision.reader import read_board
     img, truth, _ = sample_photo("calculissimo", 2, 3181618569, fonts="held_out", hand=False,
                                  resolution=(1920, 1080))
-    no_guess = replace(tiles.TilesConfig(), cellnet_glared=None)
+    # (the rules before the blank judge, without it: it takes a washed tile for no blank)
+    no_guess = replace(tiles.TilesConfig(blank_judge_from=None), cellnet_glared=None)
     washed = ((3, 2), (5, 7), (6, 4), (7, 2), (7, 4))
     reading = read_board(img, "calculissimo", config=no_guess)
     for r, c in washed:
@@ -822,7 +885,9 @@ def test_a_tile_missed_between_the_tiles_and_a_group_apart_is_put_back(game, see
     img, truth, _ = sample_photo(game, 2, seed, fonts="held_out", hand=False,
                                  resolution=(1920, 1080))
     assert truth["cells"][cell[0]][cell[1]] == "?"
-    off = read_board(img, game, config=replace(tiles.TilesConfig(), cellnet_connected=False))
+    # (the rule without the blank judge, which now reads the blank itself)
+    off = read_board(img, game, config=replace(tiles.TilesConfig(blank_judge_from=None),
+                                               cellnet_connected=False))
     assert off.cells[cell[0]][cell[1]] is None
     assert sum(v != t for row, trow in zip(off.cells, truth["cells"])
                for v, t in zip(row, trow)) == 1
@@ -887,8 +952,9 @@ def test_a_net_taught_its_blanks_is_vetoed_on_barer_sides_only():
     img, truth, _ = sample_photo("mixmath", 2, 1937217900, fonts="held_out", hand=False,
                                  resolution=(1920, 1080))
     assert truth["cells"][0][5] == "?"
-    untaught = read_board(img, "mixmath",
-                          config=replace(tiles.TilesConfig(), cellnet_bare_sides_taught=()))
+    untaught = read_board(img, "mixmath",   # (without the blank judge, which reads it too)
+                          config=replace(tiles.TilesConfig(blank_judge_from=None),
+                                         cellnet_bare_sides_taught=()))
     assert untaught.cells[0][5] is None
     reading = read_board(img, "mixmath")
     assert reading.cells == truth["cells"]

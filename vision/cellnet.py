@@ -52,6 +52,23 @@ where the first net read all 110 (session 43); carried on, it reads them all sti
 Both nets were last carried on with every blank's crop seen four times an epoch
 (``--blank-times``; blanks are a few in a thousand crops and the commonest miss).
 
+The blank judge (:func:`blank_odds`, ``vision/models/blankjudge.npz``; four convolutions
+of ``JUDGE_CONVS``, two classes: empty, blank) sees a cell at twice the net's scale
+(``JUDGE_CELL_PX``, a quarter cell of rim) beside the photo's context, and settles blank or
+empty where the readers may be wrong (:func:`vision.reader.judge_blanks`). It was trained on
+both games' tier-2 renders (2400 each, seeds ``JUDGE_SEEDS``; every blank, the empty cells
+the net gave a blank 0.02 or more, a twentieth of the rest; 15 % of the boards held out:
+11 of 8650 held-out crops wrong against the net's 95, 3 against 81 where the net said
+"blank") with the steps of::
+
+    python -m vision.cellnet --judge-data mixmath --photos 2400          # ~ 19 min
+    python -m vision.cellnet --judge-data calculissimo --photos 2400     # ~ 19 min
+    python -m vision.cellnet --train-judge --epochs 6                    # ~ 18 min
+
+(the shipped weights by the same steps run as a script of session 52, its torch weights
+drawn unseeded: a new training differs from them by its start). The reader shows it its
+rectified grid scaled down (:func:`judge_padded`), not a warp of its own.
+
 The turn net (:func:`train_turns`, ``vision/models/turnnet-calculissimo.npz``, a smaller
 net of the same kind) tells which of four quarter turns a token's crop lies at: a board
 the same every way up (Calculissimo's) is turned the way its clearest tokens lie upright
@@ -100,28 +117,34 @@ numbers, Calculissimo's as text), then "?" (a Mixmath blank, a Calculissimo joke
 
 # -- input -----------------------------------------------------------------------------------
 
-def padded_grid(image_bgr: np.ndarray, location) -> np.ndarray:
-    """The grid of a :class:`vision.board.BoardLocation` top-down at CELL_PX a cell with a
-    MARGIN_PX rim all round (as :func:`vision.board.rectify_grid`, with the rim)."""
+def padded_grid(image_bgr: np.ndarray, location, p: int = CELL_PX, m: int = MARGIN_PX
+                ) -> np.ndarray:
+    """The grid of a :class:`vision.board.BoardLocation` top-down at ``p`` (CELL_PX) a cell
+    with an ``m`` (MARGIN_PX) rim all round (as :func:`vision.board.rectify_grid`, with the
+    rim)."""
     from .board import _warp
-    g, p, m = location.geometry, CELL_PX, MARGIN_PX
+    g = location.geometry
     to_out = np.array([[p, 0, m - 0.5], [0, p, m - 0.5], [0, 0, 1.0]]) @ location.grid_homography
     return _warp(image_bgr, to_out, (g.cols * p + 2 * m, g.rows * p + 2 * m),
                  location.cell_px() / p)
 
 
-def cell_crops(padded: np.ndarray, rows: int, cols: int) -> np.ndarray:
-    """(rows*cols, CROP_PX, CROP_PX, 3) uint8, row-major: each cell with its rim."""
-    win = np.lib.stride_tricks.sliding_window_view(padded, (CROP_PX, CROP_PX), axis=(0, 1))
-    win = win[::CELL_PX, ::CELL_PX][:rows, :cols]          # (rows, cols, 3, CROP, CROP)
+def cell_crops(padded: np.ndarray, rows: int, cols: int, p: int = CELL_PX, m: int = MARGIN_PX
+               ) -> np.ndarray:
+    """(rows*cols, CROP_PX, CROP_PX, 3) uint8, row-major: each cell with its rim (of a
+    :func:`padded_grid` at ``p`` a cell, ``m`` of rim: crops of p + 2m)."""
+    crop = p + 2 * m
+    win = np.lib.stride_tricks.sliding_window_view(padded, (crop, crop), axis=(0, 1))
+    win = win[::p, ::p][:rows, :cols]                     # (rows, cols, 3, crop, crop)
     return np.ascontiguousarray(win.transpose(0, 1, 3, 4, 2)).reshape(
-        rows * cols, CROP_PX, CROP_PX, 3)
+        rows * cols, crop, crop, 3)
 
 
-def board_norm(padded: np.ndarray) -> np.ndarray:
+def board_norm(padded: np.ndarray, m: int = MARGIN_PX) -> np.ndarray:
     """(2, 3) the board's median colour (mostly plain squares) and its spread (5th to 95th
-    percentile, per channel, at least 24 levels): what :func:`normalised` takes out."""
-    inner = padded[MARGIN_PX:-MARGIN_PX, MARGIN_PX:-MARGIN_PX].reshape(-1, 3)[::7]
+    percentile, per channel, at least 24 levels): what :func:`normalised` takes out (of a
+    :func:`padded_grid` with an ``m`` rim)."""
+    inner = padded[m:-m, m:-m].reshape(-1, 3)[::7]
     lo, med, hi = percentiles_u8(inner, (5, 50, 95))
     return np.stack([med, np.maximum(hi - lo, 24.0)]).astype(np.float32)
 
@@ -176,7 +199,8 @@ def normalised(crops: np.ndarray, norm: np.ndarray) -> np.ndarray:
 CONTEXT_CELLS = 48   # at most this many cells of each kind make a context's median
 
 
-def context_of(crops: np.ndarray, plain: np.ndarray, inked: np.ndarray) -> np.ndarray:
+def context_of(crops: np.ndarray, plain: np.ndarray, inked: np.ndarray,
+               most: int = CONTEXT_CELLS, step: int = 1) -> np.ndarray:
     """(2, CROP_PX, CROP_PX, 3) uint8, the photo's context for the net: the per-pixel
     median of the ``plain`` squares' crops (most are empty: what an empty square looks
     like here) and of the ``inked`` tiles' (what a tile's face, rim and shadow look like
@@ -192,9 +216,13 @@ def context_of(crops: np.ndarray, plain: np.ndarray, inked: np.ndarray) -> np.nd
     """
     def median(sel):
         idx = np.flatnonzero(sel.ravel())
-        if len(idx) > CONTEXT_CELLS:   # evenly spread over the board
-            idx = idx[np.linspace(0, len(idx) - 1, CONTEXT_CELLS).astype(int)]
-        return median_u8(crops[idx]).astype(np.uint8)
+        if len(idx) > most:   # evenly spread over the board
+            idx = idx[np.linspace(0, len(idx) - 1, most).astype(int)]
+        if step == 1:
+            return median_u8(crops[idx]).astype(np.uint8)
+        side = crops.shape[1]
+        return cv2.resize(median_u8(crops[idx, ::step, ::step]).astype(np.uint8),
+                          (side, side), interpolation=cv2.INTER_LINEAR)
     empty = median(plain)
     return np.stack([empty, median(inked) if inked.any() else empty])
 
@@ -305,8 +333,8 @@ class CellNet:
                 raise ValueError("this net reads a cell beside its board's context: "
                                  "give one (BoardView.in_context)")
             w0 = w0.reshape(taps, 3, 3, -1)       # (tap, crop | empty | tile, BGR, out)
-            ctx = normalised(context, norm).transpose(1, 2, 0, 3).reshape(
-                1, CROP_PX, CROP_PX, 6)
+            side = context.shape[1]
+            ctx = normalised(context, norm).transpose(1, 2, 0, 3).reshape(1, side, side, 6)
             b0 = b0 + _conv(ctx, w0[:, 1:].reshape(taps * 6, -1), 0.0, 2, relu=False)[0]
             w0 = w0[:, 0].reshape(taps * 3, -1)
         w0 = w0 / np.tile(spread, taps)[:, None]
@@ -314,7 +342,7 @@ class CellNet:
         z = np.empty((len(crops), len(self.w["fc1.b"])), np.float32)
         for i in range(0, len(crops), BATCH):
             x = _conv(crops[i:i + BATCH], w0, b0, 2, med)
-            for k in range(1, len(CONVS)):
+            for k in range(1, sum(name.startswith("conv") for name in self.w) // 2):
                 x = _conv(x, self.w[f"conv{k}.w"], self.w[f"conv{k}.b"], 2)
             x = np.maximum(x.reshape(len(x), -1) @ self.w["fc0.w"] + self.w["fc0.b"], 0)
             z[i:i + BATCH] = x @ self.w["fc1.w"] + self.w["fc1.b"]
@@ -855,13 +883,14 @@ def make_data(game: str, n_photos: int, seed: int = TRAIN_SEED, empty_keep: floa
 
 # -- training (PyTorch) ----------------------------------------------------------------------
 
-def _torch_net(n_classes: int, convs=CONVS, hidden: int = HIDDEN, channels: int = 3):
+def _torch_net(n_classes: int, convs=CONVS, hidden: int = HIDDEN, channels: int = 3,
+               crop: int = CROP_PX):
     import torch.nn as nn
     layers, c = [], channels
     for o, k in convs:
         layers += [nn.Conv2d(c, o, k, stride=2, padding=k // 2), nn.BatchNorm2d(o), nn.ReLU()]
         c = o
-    side = CROP_PX // 2 ** len(convs)
+    side = -(-crop // 2 ** len(convs))     # each 2-strided 'same' convolution rounds up
     layers += [nn.Flatten(), nn.Linear(c * side * side, hidden), nn.ReLU(), nn.Dropout(0.2),
                nn.Linear(hidden, n_classes)]
     return nn.Sequential(*layers)
@@ -907,9 +936,9 @@ def _torch_from(net: CellNet, classes: tuple, channels: int | None = None):
     return model
 
 
-def _exported(model, classes: tuple) -> CellNet:
+def _exported(model, classes: tuple, crop: int = CROP_PX) -> CellNet:
     """The torch net's weights with each BatchNorm folded into its convolution, laid out
-    for :func:`_conv` (NHWC, (ky, kx, C) rows)."""
+    for :func:`_conv` (NHWC, (ky, kx, C) rows); ``crop``: the side of its input."""
     import torch.nn as nn
     w = {}
     mods = list(model)
@@ -922,7 +951,7 @@ def _exported(model, classes: tuple) -> CellNet:
         w[f"conv{j}.w"] = k.transpose(2, 3, 1, 0).reshape(-1, k.shape[0])
         w[f"conv{j}.b"] = b
     lins = [m for m in mods if isinstance(m, nn.Linear)]
-    side = CROP_PX // 2 ** len(convs)
+    side = -(-crop // 2 ** len(convs))
     # torch flattens (C, H, W); the numpy forward flattens (H, W, C)
     channels = mods[convs[-1]].out_channels
     w0 = lins[0].weight.detach().numpy().reshape(-1, channels, side, side).transpose(0, 2, 3, 1)
@@ -1106,6 +1135,187 @@ def train_turns(game: str, data: list[Path], epochs: int = 4, seed: int = 0,
     return _exported(model, (0, 1, 2, 3))
 
 
+# -- the blank judge -------------------------------------------------------------------------
+#
+# A blank tile lying on a square of its own colour shows only by its rim and its shadow: a
+# few pixels at the net's 24 px a cell, where the net and the sides' likeness
+# (vision.blanks.tile_likeness) each took empty squares for blanks and blanks for empty
+# squares (the commonest miss on own sets). The judge sees such a cell at twice the net's
+# scale, beside the photo's own empty square and inked tile as the net does, and says only
+# "blank" or "empty" (JUDGE_CLASSES); the reader asks it about the cells the readers left
+# empty or took for a blank where the net gave a blank some odds (vision.reader).
+
+JUDGE_CELL_PX = 48     # twice the net's cell: the rim and shadow of a tile, a few px more
+JUDGE_MARGIN_PX = 12   # a quarter of a cell round it: the tile's edge, shadow and the gap
+JUDGE_CROP_PX = JUDGE_CELL_PX + 2 * JUDGE_MARGIN_PX
+JUDGE_CONVS = ((16, 3), (32, 3), (48, 3), (64, 3))
+JUDGE_HIDDEN = 64
+JUDGE_CLASSES = (None, "?")
+JUDGE_CONTEXT_STEP = 2   # its context's medians taken every other px and scaled up: a
+                         # median of 48 crops is smooth, and a fifth of the cost (dev: as
+                         # many photos all right)
+JUDGE_SEEDS = {"mixmath": 8_100_000, "calculissimo": 8_200_000}   # its renders' seeds
+
+
+@lru_cache(maxsize=None)
+def load_judge() -> CellNet | None:
+    """The shipped blank judge (``vision/models/blankjudge.npz``), or None."""
+    return _shipped("blankjudge", JUDGE_CLASSES)
+
+
+def judge_padded(grid_bgr: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """The reader's board at the judge's scale, from its rectified grid (:func:`vision.board.
+    rectify_grid`, 64 px a cell): scaled to JUDGE_CELL_PX a cell (linearly: area averaging
+    at 3/4 costs five times as much), its rim the grid's edge drawn out. A warp of the
+    photo for the judge alone costs as much again as the judge; on development renders it
+    judges the same from either."""
+    p, m = JUDGE_CELL_PX, JUDGE_MARGIN_PX
+    small = cv2.resize(grid_bgr, (cols * p, rows * p), interpolation=cv2.INTER_LINEAR)
+    return cv2.copyMakeBorder(small, m, m, m, m, cv2.BORDER_REPLICATE)
+
+
+def judge_view(padded: np.ndarray, rows: int, cols: int, plain: np.ndarray,
+               inked: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(crops, norm, context) of every cell of a board at the judge's scale (``padded``:
+    JUDGE_CELL_PX a cell, a JUDGE_MARGIN_PX rim): :func:`cell_crops`, :func:`board_norm`
+    and :func:`context_of` (``plain`` squares, ``inked`` tiles: (rows, cols) bool)."""
+    p, m = JUDGE_CELL_PX, JUDGE_MARGIN_PX
+    crops = cell_crops(padded, rows, cols, p, m)
+    return (crops, board_norm(padded, m),
+            context_of(crops, plain, inked, step=JUDGE_CONTEXT_STEP))
+
+
+def blank_odds(grid_bgr: np.ndarray, cells: np.ndarray, plain: np.ndarray,
+               inked: np.ndarray) -> np.ndarray | None:
+    """(n,) the judge's odds that each of the ``cells`` ((rows, cols) bool, row-major) of
+    the rectified grid holds a blank tile rather than nothing (:func:`judge_view`'s
+    ``plain`` and ``inked``), or None when no judge ships."""
+    judge = load_judge()
+    if judge is None:
+        return None
+    rows, cols = cells.shape
+    crops, norm, context = judge_view(judge_padded(grid_bgr, rows, cols), rows, cols, plain,
+                                      inked)
+    return judge.probabilities(crops[cells.ravel()], norm, context)[:, 1]
+
+
+def make_judge_data(game: str, n_photos: int, seed: int, progress=True) -> dict:
+    """The judge's crops of ``n_photos`` tier-2 renders (TRAIN fonts, no hand; 1080p, every
+    tenth 12 MP and every tenth 720p), each seen through a grid jittered by 0.02 of a cell:
+    every blank (label 1), and of the empty cells (label 0) those the shipped net gives a
+    blank at least 0.02 of odds and a twentieth of the rest; with the net's odds (``pq``),
+    each crop's board and the boards' norms and contexts (from the truth's inked tiles on
+    plain squares, as the net's training takes them)."""
+    from samples.render import photo_seed, sample_photo
+    from tqdm import tqdm
+
+    from .board import BoardLocation
+    from .tiles import square_kinds_of
+    net, blank_class = load(game), CLASSES[game].index("?")
+    rng = np.random.default_rng(seed)
+    out = {k: [] for k in ("crops", "labels", "pq", "boards", "contexts", "norms")}
+    for i in tqdm(range(n_photos), desc=f"judge data {game}", disable=not progress,
+                  file=sys.stderr):
+        res = (4032, 3024) if i % 10 == 9 else (1280, 720) if i % 10 == 7 else (1920, 1080)
+        image, truth, _ = sample_photo(game, 2, photo_seed(seed, i), hand=False,
+                                       fonts="train", resolution=res)
+        rows, cols = truth["rows"], truth["cols"]
+        values = [v for row in truth["cells"] for v in row]
+        blank = np.array([v == "?" for v in values])
+        empty = np.array([v is None for v in values])
+        plain = square_kinds_of(game, rows, cols) == "plain"
+        inked = (~blank & ~empty).reshape(rows, cols) & plain
+        location = BoardLocation.from_grid_corners(
+            game, _jittered(truth["grid_corners"], cols, rng, 0.02))
+        view = BoardView.of(image, location).in_context(plain, inked)
+        pq = net.probabilities(view.crops(), view.norm, view.context)[:, blank_class]
+        keep = blank | (empty & ((pq >= 0.02) | (rng.random(blank.size) < 0.05)))
+        if not keep.any():
+            continue
+        crops, norm, context = judge_view(padded_grid(image, location, JUDGE_CELL_PX,
+                                                      JUDGE_MARGIN_PX), rows, cols, plain, inked)
+        for key, value in (("crops", crops[keep]), ("labels", blank[keep].astype(np.int8)),
+                           ("pq", pq[keep].astype(np.float32)),
+                           ("boards", np.full(keep.sum(), len(out["contexts"])))):
+            out[key].append(value)
+        out["contexts"].append(context)
+        out["norms"].append(norm)
+    return {k: np.concatenate(v) if k in ("crops", "labels", "pq", "boards") else np.stack(v)
+            for k, v in out.items()}
+
+
+def train_judge(data: list[Path], epochs: int = 6, seed: int = 0, threads: int = 2,
+                held_out: float = 0.15, log=print) -> CellNet:
+    """Fit the blank judge on the :func:`make_judge_data` files ``data`` (all games
+    together: a blank's rim is a tile's in either), ``held_out`` of the boards kept aside
+    and the judge's errors on them logged after each epoch beside the net's (its argmax,
+    where it said a blank and elsewhere). Each crop is seen beside its board's context,
+    turned a random quarter and mirrored half the time (a blank has no way up), lit afresh
+    (as :func:`_fit`); blanks, and empty cells the net gave a blank 0.1 or more, three
+    times an epoch."""
+    import torch
+    import torch.nn as nn
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    files = [np.load(path) for path in data]
+    crops, labels, pq = (np.concatenate([f[k] for f in files]) for k in ("crops", "labels", "pq"))
+    offsets = np.cumsum([0] + [len(f["contexts"]) for f in files[:-1]])
+    boards = np.concatenate([f["boards"] + k for f, k in zip(files, offsets)])
+    contexts = np.concatenate([f["contexts"] for f in files])
+    norms = np.concatenate([f["norms"] for f in files])
+    rng = np.random.default_rng(seed)
+    val = (rng.random(len(contexts)) < held_out)[boards]
+    fit, check = np.flatnonzero(~val), np.flatnonzero(val)
+    pool = np.repeat(fit, np.where((labels[fit] == 1) | (pq[fit] >= 0.1), 3, 1))
+
+    def batch(idx, turn: bool):
+        norm = norms[boards[idx]]
+        x = np.concatenate([crops[idx], contexts[boards[idx], 0], contexts[boards[idx], 1]],
+                           -1).astype(np.float32)
+        x = (x - np.tile(norm[:, 0], 3)[:, None, None]) / np.tile(norm[:, 1], 3)[:, None, None]
+        if turn:
+            k, flip = rng.integers(0, 4, len(idx)), rng.random(len(idx)) < 0.5
+            x = np.stack([np.rot90(xi[:, ::-1] if f else xi, ki) for xi, ki, f in zip(x, k, flip)])
+        return (torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2))),
+                torch.from_numpy(labels[idx].astype(np.int64)))
+
+    def report():
+        model.eval()
+        with torch.no_grad():
+            p = np.concatenate([torch.softmax(model(batch(check[s:s + 512], False)[0]), 1)[:, 1]
+                                .numpy() for s in range(0, len(check), 512)])
+        y, h = labels[check], pq[check]
+        for name, sel in (("all", np.ones(len(check), bool)), ("the net says blank", h >= 0.5)):
+            log(f"   held out, {name}: {sel.sum()} cells, {y[sel].sum()} blanks; judge wrong "
+                f"{((p[sel] >= 0.5) != y[sel]).sum()}, the net {((h[sel] >= 0.5) != y[sel]).sum()}")
+        model.train()
+
+    model = _torch_net(2, JUDGE_CONVS, JUDGE_HIDDEN, 9, JUDGE_CROP_PX)
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3,
+                                                total_steps=epochs * ((len(pool) + 127) // 128))
+    gen = torch.Generator().manual_seed(seed)
+    t0 = time.time()
+    for epoch in range(epochs):
+        model.train()
+        order, total = pool[rng.permutation(len(pool))], 0.0
+        for s in range(0, len(order), 128):
+            x, y = batch(order[s:s + 128], True)
+            g = 1 + 0.15 * torch.randn(len(x), 1, 1, 1, generator=gen)
+            cast = 0.08 * torch.randn(len(x), 3, 1, 1, generator=gen).repeat(1, 3, 1, 1)
+            x = x * g + cast + 0.03 * torch.randn(x.shape, generator=gen)
+            loss = nn.functional.cross_entropy(model(x), y, label_smoothing=0.02)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(y)
+        log(f"epoch {epoch + 1}/{epochs}: loss {total / len(order):.4f}, {time.time() - t0:.0f} s")
+        report()
+    model.eval()
+    return _exported(model, JUDGE_CLASSES, JUDGE_CROP_PX)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.cellnet", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -1128,6 +1338,10 @@ def main(argv=None) -> int:
     parser.add_argument("--carry-on", action="store_true",
                         help="--train on from the shipped net (learning a class it lacks) "
                              "rather than afresh")
+    parser.add_argument("--judge-data", metavar="GAME",
+                        help="render the blank judge's crops of GAME (seed JUDGE_SEEDS[GAME])")
+    parser.add_argument("--train-judge", action="store_true",
+                        help="fit the blank judge on the judge crops of both games")
     parser.add_argument("--store", type=Path, default=Path("/tmp/cellnet"),
                         help="where the crops are kept between --data and --train (all "
                              "GAME-*.npz there are trained on)")
@@ -1146,6 +1360,15 @@ def main(argv=None) -> int:
                     start=_carried_on_from(args.train) if args.carry_on else None)
         net.save(MODELS / f"cellnet-{args.train}.npz")
         print(f"saved {MODELS / f'cellnet-{args.train}.npz'}")
+    if args.judge_data:
+        data = make_judge_data(args.judge_data, args.photos, JUDGE_SEEDS[args.judge_data])
+        np.savez(args.store / f"judge-{args.judge_data}.npz", **data)
+        print(f"{len(data['labels'])} crops, {int(data['labels'].sum())} blanks")
+    if args.train_judge:
+        judge = train_judge(sorted(args.store.glob("judge-*.npz")), args.epochs,
+                            threads=args.threads)
+        judge.save(MODELS / "blankjudge.npz")
+        print(f"saved {MODELS / 'blankjudge.npz'}")
     if args.train_turns:
         net = train_turns(args.train_turns,
                           sorted(args.store.glob(f"{args.train_turns}*.npz")),

@@ -273,6 +273,14 @@ class TilesConfig:
                                         # group apart is a tile missed or tiles seen where
                                         # none are, whichever side's readings are likelier
                                         # wrong (keep_connected)
+    blank_judge_from: float | None = 0.02  # a cell the readers left empty or took for a
+                                        # bare blank, where the net gave a blank at least
+                                        # these odds, is put to the blank judge
+                                        # (vision.cellnet.blank_odds; None: never) ...
+    blank_judge_sure: float = 0.1       # ... which overrules them where its odds are at
+                                        # most this, or at least 1 - this, from a blank
+    conf_blank_judged: float = 0.85     # a cell the judge overruled them on, at most
+                                        # (shown to check: two readers said otherwise)
 
     skin_min_frac: float = 0.5          # a cell this much skin-coloured is a hand candidate
     # what the board explains: an empty square's face has its colour, in shade or glare
