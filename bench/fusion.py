@@ -15,8 +15,9 @@ judged on a few hundred photos in seconds once they are read (the rules of
 
 The replay is the weighing and then what every board in play obeys
 (:func:`vision.reader.hold_to_play`: the set's counts, one group of tiles);
-Tesseract's tie-break between them is not replayed, so the first row can differ from the
-end-to-end reading by a cell or two.
+Tesseract's tie-break between them and the blank judge's word after them
+(:func:`vision.reader.judge_blanks`) are not replayed, so the first row can differ from
+the end-to-end reading by a cell or two (more on boards with blanks).
 """
 
 from __future__ import annotations

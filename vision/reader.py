@@ -197,10 +197,10 @@ def judge_blanks(grid_bgr: np.ndarray, cells: list[list], confidence: np.ndarray
     other seeds): Mixmath 464 -> 478 of 509 photos all right, photos with a sure miss 3 ->
     0; Calculissimo 311 -> 314 of 337, 9 -> 8; tier 1 (print-and-play: not asked) and
     the 22 real Mathable photos as before."""
-    classes = cellnet.CLASSES[game]
-    blank, empty = classes.index("?"), classes.index(None)
     if cfg.blank_judge_from is None:
         return probs
+    classes = cellnet.CLASSES[game]
+    blank, empty = classes.index("?"), classes.index(None)
     read = np.array(cells, dtype=object)
     asked = ((read == "?") | (read == None)) & ~leave  # noqa: E711 (elementwise)
     asked &= (net_probs[..., blank] >= cfg.blank_judge_from) | (read == "?")
