@@ -131,8 +131,8 @@ def padded_grid(image_bgr: np.ndarray, location, p: int = CELL_PX, m: int = MARG
 
 def cell_crops(padded: np.ndarray, rows: int, cols: int, p: int = CELL_PX, m: int = MARGIN_PX
                ) -> np.ndarray:
-    """(rows*cols, CROP_PX, CROP_PX, 3) uint8, row-major: each cell with its rim (of a
-    :func:`padded_grid` at ``p`` a cell, ``m`` of rim: crops of p + 2m)."""
+    """(rows*cols, p + 2m, p + 2m, 3) uint8, row-major: each cell with its rim, of a
+    :func:`padded_grid` at ``p`` a cell with an ``m`` rim (the net's: CROP_PX square)."""
     crop = p + 2 * m
     win = np.lib.stride_tricks.sliding_window_view(padded, (crop, crop), axis=(0, 1))
     win = win[::p, ::p][:rows, :cols]                     # (rows, cols, 3, crop, crop)
@@ -207,7 +207,9 @@ def context_of(crops: np.ndarray, plain: np.ndarray, inked: np.ndarray,
     here; none: the plain squares' again). ``crops``: every cell's (:func:`cell_crops`);
     ``plain``, ``inked``: (rows, cols) bool. A white joker on a pale square differs from
     the square by a colour one crop alone cannot place; beside the photo's own empty
-    square and tile it can.
+    square and tile it can. At most ``most`` cells of each kind, evenly spread; with
+    ``step`` > 1, the medians of every ``step``-th pixel, scaled back up (smooth images:
+    the judge's larger crops, for a fraction of the cost).
 
     >>> c = np.zeros((4, CROP_PX, CROP_PX, 3), np.uint8); c[2:] = 200
     >>> ctx = context_of(c, np.array([[1, 1], [1, 0]], bool), np.array([[0, 0], [1, 1]], bool))
