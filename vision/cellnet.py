@@ -341,10 +341,11 @@ class CellNet:
             w0 = w0[:, 0].reshape(taps * 3, -1)
         w0 = w0 / np.tile(spread, taps)[:, None]
         b0 = b0 - np.tile(med, taps) @ w0
+        convs = sum(name.startswith("conv") for name in self.w) // 2   # (w and b each)
         z = np.empty((len(crops), len(self.w["fc1.b"])), np.float32)
         for i in range(0, len(crops), BATCH):
             x = _conv(crops[i:i + BATCH], w0, b0, 2, med)
-            for k in range(1, sum(name.startswith("conv") for name in self.w) // 2):
+            for k in range(1, convs):
                 x = _conv(x, self.w[f"conv{k}.w"], self.w[f"conv{k}.b"], 2)
             x = np.maximum(x.reshape(len(x), -1) @ self.w["fc0.w"] + self.w["fc0.b"], 0)
             z[i:i + BATCH] = x @ self.w["fc1.w"] + self.w["fc1.b"]

@@ -212,16 +212,17 @@ def judge_blanks(grid_bgr: np.ndarray, cells: list[list], confidence: np.ndarray
     odds = cellnet.blank_odds(grid_bgr, asked, plain, inked)
     if odds is None:
         return probs
-    probs = probs.copy()
+    r, c = np.nonzero(asked)
     sure = cfg.blank_judge_sure
-    for (r, c), p in zip(np.argwhere(asked), odds):
-        says = "?" if p >= 1 - sure else None if p <= sure else cells[r][c]
-        if says == cells[r][c]:
-            continue
-        cells[r][c] = says
-        confidence[r, c] = min(max(p, 1 - p), cfg.conf_blank_judged)
-        either = probs[r, c, blank] + probs[r, c, empty]
-        probs[r, c, blank], probs[r, c, empty] = p * either, (1 - p) * either
+    says = np.where(odds >= 1 - sure, "?", np.where(odds <= sure, None, read[r, c]))
+    over = says != read[r, c]
+    r, c, odds = r[over], c[over], odds[over]
+    for row, col, value in zip(r, c, says[over]):
+        cells[row][col] = value
+    confidence[r, c] = np.minimum(np.maximum(odds, 1 - odds), cfg.conf_blank_judged)
+    probs = probs.copy()
+    either = probs[r, c, blank] + probs[r, c, empty]
+    probs[r, c, blank], probs[r, c, empty] = odds * either, (1 - odds) * either
     return probs
 
 
