@@ -161,23 +161,43 @@ def test_the_blank_judge_sees_the_board_at_twice_the_nets_scale():
         assert (crop[m:m + q, m:m + q] == 10 * (k // cols) + k % cols).all()
     flat = np.full((rows * p, cols * p, 3), 180, np.uint8)
     plain = np.ones((rows, cols), bool)
-    odds = cellnet.blank_odds(flat, plain, plain, np.zeros_like(plain))
-    assert odds.shape == (rows * cols,) and (odds < 0.5).all()
+    view = cellnet.judge_view(cellnet.judge_padded(flat, rows, cols), rows, cols, plain,
+                              np.zeros_like(plain))
+    odds = cellnet.judge_odds(cellnet.BLANK_JUDGE, view, plain)
+    assert odds.shape == (rows * cols, 2) and (odds[:, 1] < 0.5).all()
 
 
 def test_the_blank_judges_training_crops_are_blanks_and_cells_the_net_doubted():
     """Two renders: every blank kept (label 1), and empty cells (label 0); each crop's board
     context at the judge's scale, its empty square unlike its tile."""
-    data = cellnet.make_judge_data("calculissimo", 2, seed=11, progress=False)
+    data = cellnet.make_judge_data(cellnet.BLANK_JUDGE, "calculissimo", 2, seed=11,
+                                   progress=False)
     n = len(data["labels"])
     assert data["crops"].shape == (n, cellnet.JUDGE_CROP_PX, cellnet.JUDGE_CROP_PX, 3)
     assert set(np.unique(data["labels"])) <= {0, 1} and data["labels"].sum() >= 1
-    assert (data["pq"][data["labels"] == 0] >= 0).all() and len(data["pq"]) == n
+    assert data["net"].shape == (n, 2) and (data["net"] >= 0).all()
+    # the empty cells kept: where the net gave a blank some odds, and a few others
+    assert (data["labels"] == 0).sum() < 0.5 * 2 * 225
     boards = len(data["contexts"])
     assert data["contexts"].shape == (boards, 2, cellnet.JUDGE_CROP_PX,
                                       cellnet.JUDGE_CROP_PX, 3)
     assert set(np.unique(data["boards"])) == set(range(boards))
     assert np.abs(data["contexts"][:, 1].astype(int) - data["contexts"][:, 0]).max() > 40
+
+
+def test_the_sign_judges_training_crops_are_every_sign_of_the_renders():
+    """Every operator token of the renders, labelled by its sign, none else; the net's
+    odds among the four signs beside each."""
+    from samples.render import photo_seed, sample_photo
+    judge = cellnet.SIGN_JUDGE
+    data = cellnet.make_judge_data(judge, "calculissimo", 2, seed=12, progress=False)
+    signs = []
+    for i in range(2):
+        _, truth, _ = sample_photo("calculissimo", 2, photo_seed(12, i), hand=False,
+                                   fonts="train", resolution=(1920, 1080))
+        signs += [v for row in truth["cells"] for v in row if v in judge.classes]
+    assert sorted(np.array(judge.classes)[data["labels"]]) == sorted(signs)
+    assert data["net"].shape == (len(signs), 4)
 
 
 def test_a_net_carried_on_starts_as_it_was_with_a_new_class_silent():

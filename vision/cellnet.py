@@ -1003,14 +1003,20 @@ def glared(crops: np.ndarray, rng, share: float) -> np.ndarray:
 def _fit(model, crops: np.ndarray, norms: np.ndarray, labels: np.ndarray | None,
          epochs: int, seed: int, threads: int, log, boards: np.ndarray | None = None,
          contexts: np.ndarray | None = None, glare: float = 0.0, max_lr: float = 3e-3,
-         keep_norms: bool = False, pool: np.ndarray | None = None):
-    """Train ``model`` on the crops; ``labels`` None: each crop is turned a random number of
-    quarter turns, which is its label (:func:`train_turns`). With ``contexts`` (each
-    board's :func:`context_of`; ``boards``: each crop's board), each crop is seen beside
-    its board's; a tenth of the time with the empty square's for the tile's (a board
-    with no inked tile). ``keep_norms``: the BatchNorms keep their statistics (a net
-    carried on from :func:`_torch_from`). ``pool``: the crops' indices an epoch draws
-    (a crop listed twice is seen twice), all of them once by default."""
+         keep_norms: bool = False, pool: np.ndarray | None = None, turns: str | None = None,
+         batch: int = 256, no_tile: float = 0.1, after_epoch=None):
+    """Train ``model`` on the crops (``norms``: each crop's board's :func:`board_norm`);
+    ``labels`` None: each crop is turned a random number of quarter turns, which is its
+    label (:func:`train_turns`). With ``contexts`` (each board's :func:`context_of`;
+    ``boards``: each crop's board), each crop is seen beside its board's; ``no_tile`` of
+    the time with the empty square's for the tile's (a board with no inked tile).
+    ``turns``: each crop (and its context) turned at random, "any" quarter turn and
+    mirrored half the time, or "half" (a half turn or none, mirrored half the time: the
+    turns a sign reads the same under). ``keep_norms``: the BatchNorms keep their
+    statistics (a net carried on from :func:`_torch_from`). ``pool``: the crops' indices an
+    epoch draws (a crop listed twice is seen twice), all of them once by default; ``batch``
+    of them a step. ``after_epoch(model)`` is called after each epoch, the model in eval
+    mode (a held-out report)."""
     import torch
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
@@ -1018,23 +1024,27 @@ def _fit(model, crops: np.ndarray, norms: np.ndarray, labels: np.ndarray | None,
     n = len(pool)
     rng = np.random.default_rng(seed)
 
-    def batch(idx):
+    def batch_of(idx):
         idx = np.sort(idx)
         xb = normalised(glared(crops[idx], rng, glare), norms[idx])
         if contexts is not None:
             ctx = normalised(contexts[boards[idx]], norms[idx][:, None])
-            no_tile = rng.random(len(idx)) < 0.1
-            ctx[no_tile, 1] = ctx[no_tile, 0]
+            swap = rng.random(len(idx)) < no_tile
+            ctx[swap, 1] = ctx[swap, 0]
             xb = np.concatenate([xb, ctx[:, 0], ctx[:, 1]], -1)
         if labels is None:
             yb = rng.integers(0, 4, len(idx))
             xb = np.stack([np.rot90(x, k) for x, k in zip(xb, yb)])
         else:
             yb = labels[idx]
+        if turns is not None:
+            k = rng.integers(0, 4, len(idx)) if turns == "any" else 2 * rng.integers(0, 2, len(idx))
+            mirror = rng.random(len(idx)) < 0.5
+            xb = np.stack([np.rot90(x[:, ::-1] if f else x, t) for x, t, f in zip(xb, k, mirror)])
         xb = np.ascontiguousarray(xb.transpose(0, 3, 1, 2))
         return torch.from_numpy(xb), torch.from_numpy(yb.astype(np.int64))
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    steps = epochs * ((n + 255) // 256)
+    steps = epochs * ((n + batch - 1) // batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps)
     gen = torch.Generator().manual_seed(seed)
     t0 = time.time()
@@ -1046,8 +1056,8 @@ def _fit(model, crops: np.ndarray, norms: np.ndarray, labels: np.ndarray | None,
                     m.eval()
         order = pool[torch.randperm(n, generator=gen).numpy()]
         total, right = 0.0, 0
-        for s in range(0, n, 256):
-            xb, yb = batch(order[s:s + 256])
+        for s in range(0, n, batch):
+            xb, yb = batch_of(order[s:s + batch])
             # light the crops afresh: brightness, contrast, a colour cast, noise
             g = 1 + 0.15 * torch.randn(len(xb), 1, 1, 1, generator=gen)
             cast = 0.08 * torch.randn(len(xb), 3, 1, 1, generator=gen).repeat(
@@ -1061,10 +1071,13 @@ def _fit(model, crops: np.ndarray, norms: np.ndarray, labels: np.ndarray | None,
             sched.step()
             total += loss.item() * len(yb)
             right += (out.argmax(1) == yb).sum().item()
-            if s // 256 % 500 == 0:
-                log(f"  batch {s // 256}: loss {loss.item():.4f}, {time.time() - t0:.0f} s")
+            if s // batch % 500 == 0:
+                log(f"  batch {s // batch}: loss {loss.item():.4f}, {time.time() - t0:.0f} s")
         log(f"epoch {epoch + 1}/{epochs}: loss {total / n:.4f}, "
             f"train accuracy {100 * right / n:.3f} %, {time.time() - t0:.0f} s")
+        if after_epoch is not None:
+            model.eval()
+            after_epoch(model)
     model.eval()
     return model
 
@@ -1138,36 +1151,58 @@ def train_turns(game: str, data: list[Path], epochs: int = 4, seed: int = 0,
     return _exported(model, (0, 1, 2, 3))
 
 
-# -- the blank judge -------------------------------------------------------------------------
+# -- the judges -------------------------------------------------------------------------------
 #
-# A blank tile lying on a square of its own colour shows only by its rim and its shadow: a
-# few pixels at the net's 24 px a cell, where the net and the sides' likeness
-# (vision.blanks.tile_likeness) each took empty squares for blanks and blanks for empty
-# squares (the commonest miss on own sets). The judge sees such a cell at twice the net's
-# scale, beside the photo's own empty square and inked tile as the net does, and says only
-# "blank" or "empty" (JUDGE_CLASSES); the reader asks it about the cells the readers left
-# empty or took for a blank where the net gave a blank some odds (vision.reader).
+# A blank tile lying on a square of its own colour shows only by its rim and its shadow, a ÷
+# on a small blurred board only by two dots beside its bar: a few pixels at the net's 24 px a
+# cell, where the readers take one for the other. A judge sees such a cell at twice the net's
+# scale, beside the photo's own empty square and inked tile as the net does, and tells apart
+# only the few values of its question (Judge.classes); the reader asks it about the cells
+# the readers may have wrong (vision.reader.judge_blanks, judge_signs).
 
 JUDGE_CELL_PX = 48     # twice the net's cell: the rim and shadow of a tile, a few px more
 JUDGE_MARGIN_PX = 12   # a quarter of a cell round it: the tile's edge, shadow and the gap
 JUDGE_CROP_PX = JUDGE_CELL_PX + 2 * JUDGE_MARGIN_PX
 JUDGE_CONVS = ((16, 3), (32, 3), (48, 3), (64, 3))
 JUDGE_HIDDEN = 64
-JUDGE_CLASSES = (None, "?")
 JUDGE_CONTEXT_STEP = 2   # its context's medians taken every other px and scaled up: a
                          # median of 48 crops is smooth, and a fifth of the cost (dev: as
                          # many photos all right)
-JUDGE_SEEDS = {"mixmath": 8_100_000, "calculissimo": 8_200_000}   # its renders' seeds
+
+
+@dataclass(frozen=True, eq=False)   # (one of each: known by itself, as lru_cache keys it)
+class Judge:
+    """A judge's question and how it is taught: ``classes``, the values it tells apart;
+    ``seeds``, per game whose renders it learns from, their seed; ``any_turn``, whether
+    its crops are turned any quarter turn and mirrored in training (a blank has no way
+    up) or only half turns and mirrors (a − on its side is no sign); ``sample_first``:
+    its first class is most cells of a board (empty squares), of which it learns those
+    the net gives one of the others at least 0.02 and a twentieth of the rest, and sees
+    the hard ones (a 0.1 or more, and every cell of the other classes) three times an
+    epoch. Its weights ship in ``vision/models/NAME.npz``."""
+
+    name: str
+    classes: tuple
+    seeds: dict
+    any_turn: bool
+    sample_first: bool = False
+
+
+BLANK_JUDGE = Judge("blankjudge", (None, "?"), {"mixmath": 8_100_000, "calculissimo": 8_200_000},
+                    any_turn=True, sample_first=True)
+SIGN_JUDGE = Judge("signjudge", ("+", "-", "x", "/"), {"calculissimo": 8_300_000},
+                   any_turn=False)
+JUDGES = {judge.name: judge for judge in (BLANK_JUDGE, SIGN_JUDGE)}
 
 
 @lru_cache(maxsize=None)
-def load_judge() -> CellNet | None:
-    """The shipped blank judge (``vision/models/blankjudge.npz``), or None."""
-    return _shipped("blankjudge", JUDGE_CLASSES)
+def load_judge(judge: Judge) -> CellNet | None:
+    """The shipped weights of ``judge``, or None."""
+    return _shipped(judge.name, judge.classes)
 
 
 def judge_padded(grid_bgr: np.ndarray, rows: int, cols: int) -> np.ndarray:
-    """The reader's board at the judge's scale, from its rectified grid (:func:`vision.board.
+    """The reader's board at the judges' scale, from its rectified grid (:func:`vision.board.
     rectify_grid`, 64 px a cell): scaled to JUDGE_CELL_PX a cell (linearly: area averaging
     at 3/4 costs five times as much), its rim the grid's edge drawn out. A warp of the
     photo for the judge alone costs as much again as the judge; on development renders it
@@ -1179,7 +1214,7 @@ def judge_padded(grid_bgr: np.ndarray, rows: int, cols: int) -> np.ndarray:
 
 def judge_view(padded: np.ndarray, rows: int, cols: int, plain: np.ndarray,
                inked: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(crops, norm, context) of every cell of a board at the judge's scale (``padded``:
+    """(crops, norm, context) of every cell of a board at the judges' scale (``padded``:
     JUDGE_CELL_PX a cell, a JUDGE_MARGIN_PX rim): :func:`cell_crops`, :func:`board_norm`
     and :func:`context_of` (``plain`` squares, ``inked`` tiles: (rows, cols) bool)."""
     p, m = JUDGE_CELL_PX, JUDGE_MARGIN_PX
@@ -1188,135 +1223,106 @@ def judge_view(padded: np.ndarray, rows: int, cols: int, plain: np.ndarray,
             context_of(crops, plain, inked, step=JUDGE_CONTEXT_STEP))
 
 
-def blank_odds(grid_bgr: np.ndarray, cells: np.ndarray, plain: np.ndarray,
-               inked: np.ndarray) -> np.ndarray | None:
-    """(n,) the judge's odds that each of the ``cells`` ((rows, cols) bool, row-major) of
-    the rectified grid holds a blank tile rather than nothing (:func:`judge_view`'s
-    ``plain`` and ``inked``), or None when no judge ships."""
-    judge = load_judge()
-    if judge is None:
+def judge_odds(judge: Judge, view: tuple, cells: np.ndarray) -> np.ndarray | None:
+    """(n, len(judge.classes)) ``judge``'s odds of each of its classes for the ``cells``
+    ((rows, cols) bool, row-major) of a :func:`judge_view`, or None when it does not
+    ship."""
+    net = load_judge(judge)
+    if net is None:
         return None
-    rows, cols = cells.shape
-    crops, norm, context = judge_view(judge_padded(grid_bgr, rows, cols), rows, cols, plain,
-                                      inked)
-    return judge.probabilities(crops[cells.ravel()], norm, context)[:, 1]
+    crops, norm, context = view
+    return net.probabilities(crops[cells.ravel()], norm, context)
 
 
-def make_judge_data(game: str, n_photos: int, seed: int, progress=True) -> dict:
-    """The judge's crops of ``n_photos`` tier-2 renders (TRAIN fonts, no hand; 1080p, every
-    tenth 12 MP and every tenth 720p), each seen through a grid jittered by 0.02 of a cell:
-    every blank (label 1), and of the empty cells (label 0) those the shipped net gives a
-    blank at least 0.02 of odds and a twentieth of the rest; with the net's odds (``pq``),
-    each crop's board and the boards' norms and contexts (from the truth's inked tiles on
-    plain squares, as the net's training takes them)."""
+def make_judge_data(judge: Judge, game: str, n_photos: int, seed: int, progress=True) -> dict:
+    """``judge``'s crops of ``n_photos`` tier-2 renders of ``game`` (TRAIN fonts, no hand;
+    1080p, every tenth 12 MP and every tenth 720p), each seen through a grid jittered by
+    0.02 of a cell: the cells whose value is one of its classes (its first class sampled,
+    :class:`Judge`); with their labels (the class's index), the net's probabilities of the
+    judge's classes (``net``), each crop's board and the boards' norms and contexts (from
+    the truth's inked tiles on plain squares, as the net's training takes them)."""
     from samples.render import photo_seed, sample_photo
     from tqdm import tqdm
 
     from .board import BoardLocation
     from .tiles import square_kinds_of
-    net, blank_class = load(game), CLASSES[game].index("?")
+    net, asked = load(game), [CLASSES[game].index(c) for c in judge.classes]
     rng = np.random.default_rng(seed)
-    out = {k: [] for k in ("crops", "labels", "pq", "boards", "contexts", "norms")}
-    for i in tqdm(range(n_photos), desc=f"judge data {game}", disable=not progress,
+    out = {k: [] for k in ("crops", "labels", "net", "boards", "contexts", "norms")}
+    for i in tqdm(range(n_photos), desc=f"{judge.name} data {game}", disable=not progress,
                   file=sys.stderr):
         res = (4032, 3024) if i % 10 == 9 else (1280, 720) if i % 10 == 7 else (1920, 1080)
         image, truth, _ = sample_photo(game, 2, photo_seed(seed, i), hand=False,
                                        fonts="train", resolution=res)
         rows, cols = truth["rows"], truth["cols"]
         values = [v for row in truth["cells"] for v in row]
-        blank = np.array([v == "?" for v in values])
-        empty = np.array([v is None for v in values])
+        labels = np.array([judge.classes.index(v) if v in judge.classes else -1
+                           for v in values])
         plain = square_kinds_of(game, rows, cols) == "plain"
-        inked = (~blank & ~empty).reshape(rows, cols) & plain
+        inked = np.array([v not in (None, "?") for v in values]).reshape(rows, cols) & plain
         location = BoardLocation.from_grid_corners(
             game, _jittered(truth["grid_corners"], cols, rng, 0.02))
         view = BoardView.of(image, location).in_context(plain, inked)
-        pq = net.probabilities(view.crops(), view.norm, view.context)[:, blank_class]
-        keep = blank | (empty & ((pq >= 0.02) | (rng.random(blank.size) < 0.05)))
+        odds = net.probabilities(view.crops(), view.norm, view.context)[:, asked]
+        keep = labels >= 0
+        if judge.sample_first:
+            keep &= ((labels > 0) | (odds[:, 1:].sum(1) >= 0.02)
+                     | (rng.random(labels.size) < 0.05))
         if not keep.any():
             continue
         crops, norm, context = judge_view(padded_grid(image, location, JUDGE_CELL_PX,
                                                       JUDGE_MARGIN_PX), rows, cols, plain, inked)
-        for key, value in (("crops", crops[keep]), ("labels", blank[keep].astype(np.int8)),
-                           ("pq", pq[keep].astype(np.float32)),
+        for key, value in (("crops", crops[keep]), ("labels", labels[keep].astype(np.int8)),
+                           ("net", odds[keep].astype(np.float32)),
                            ("boards", np.full(keep.sum(), len(out["contexts"])))):
             out[key].append(value)
         out["contexts"].append(context)
         out["norms"].append(norm)
-    return {k: np.concatenate(v) if k in ("crops", "labels", "pq", "boards") else np.stack(v)
+    return {k: np.concatenate(v) if k in ("crops", "labels", "net", "boards") else np.stack(v)
             for k, v in out.items()}
 
 
-def train_judge(data: list[Path], epochs: int = 6, seed: int = 0, threads: int = 2,
-                held_out: float = 0.15, log=print) -> CellNet:
-    """Fit the blank judge on the :func:`make_judge_data` files ``data`` (all games
-    together: a blank's rim is a tile's in either), ``held_out`` of the boards kept aside
-    and the judge's errors on them logged after each epoch beside the net's (its argmax,
-    where it said a blank and elsewhere). Each crop is seen beside its board's context,
-    turned a random quarter and mirrored half the time (a blank has no way up), lit afresh
-    (as :func:`_fit`); blanks, and empty cells the net gave a blank 0.1 or more, three
-    times an epoch."""
+def train_judge(judge: Judge, data: list[Path], epochs: int = 6, seed: int = 0,
+                threads: int = 2, held_out: float = 0.15, log=print) -> CellNet:
+    """Fit ``judge`` on the :func:`make_judge_data` files ``data`` (of every game it learns
+    from: a blank's rim is a tile's in either), ``held_out`` of the boards kept aside and
+    its errors on them logged after each epoch beside the net's (its most likely of the
+    judge's classes; on all of them and where the net said other than the first class).
+    Each crop is seen beside its board's context, turned (:class:`Judge`) and lit afresh
+    (:func:`_fit`)."""
     import torch
-    import torch.nn as nn
-    torch.manual_seed(seed)
-    torch.set_num_threads(threads)
     files = [np.load(path) for path in data]
-    crops, labels, pq = (np.concatenate([f[k] for f in files]) for k in ("crops", "labels", "pq"))
+    crops, labels, net = (np.concatenate([f[k] for f in files]) for k in ("crops", "labels", "net"))
+    labels = labels.astype(np.int64)
     offsets = np.cumsum([0] + [len(f["contexts"]) for f in files[:-1]])
     boards = np.concatenate([f["boards"] + k for f, k in zip(files, offsets)])
     contexts = np.concatenate([f["contexts"] for f in files])
-    norms = np.concatenate([f["norms"] for f in files])
+    norms = np.concatenate([f["norms"] for f in files])[boards]
     rng = np.random.default_rng(seed)
     val = (rng.random(len(contexts)) < held_out)[boards]
     fit, check = np.flatnonzero(~val), np.flatnonzero(val)
-    pool = np.repeat(fit, np.where((labels[fit] == 1) | (pq[fit] >= 0.1), 3, 1))
+    hard = (labels[fit] > 0) | (net[fit, 1:].sum(1) >= 0.1)
+    pool = np.repeat(fit, np.where(hard, 3, 1)) if judge.sample_first else fit
 
-    def batch(idx, turn: bool):
-        norm = norms[boards[idx]]
-        x = np.concatenate([crops[idx], contexts[boards[idx], 0], contexts[boards[idx], 1]],
-                           -1).astype(np.float32)
-        x = (x - np.tile(norm[:, 0], 3)[:, None, None]) / np.tile(norm[:, 1], 3)[:, None, None]
-        if turn:
-            k, flip = rng.integers(0, 4, len(idx)), rng.random(len(idx)) < 0.5
-            x = np.stack([np.rot90(xi[:, ::-1] if f else xi, ki) for xi, ki, f in zip(x, k, flip)])
-        return (torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2))),
-                torch.from_numpy(labels[idx].astype(np.int64)))
-
-    def report():
-        model.eval()
+    def report(model):
+        x = np.concatenate([normalised(crops[check], norms[check]),
+                            *normalised(contexts[boards[check]], norms[check][:, None]
+                                        ).transpose(1, 0, 2, 3, 4)], -1)
         with torch.no_grad():
-            p = np.concatenate([torch.softmax(model(batch(check[s:s + 512], False)[0]), 1)[:, 1]
-                                .numpy() for s in range(0, len(check), 512)])
-        y, h = labels[check], pq[check]
-        for name, sel in (("all", np.ones(len(check), bool)), ("the net says blank", h >= 0.5)):
-            log(f"   held out, {name}: {sel.sum()} cells, {y[sel].sum()} blanks; judge wrong "
-                f"{((p[sel] >= 0.5) != y[sel]).sum()}, the net {((h[sel] >= 0.5) != y[sel]).sum()}")
-        model.train()
+            said = np.concatenate([model(torch.from_numpy(np.ascontiguousarray(
+                x[s:s + 512].transpose(0, 3, 1, 2)))).argmax(1).numpy()
+                for s in range(0, len(check), 512)])
+        y, by_net = labels[check], net[check].argmax(1)
+        for name, sel in (("all", np.ones(len(check), bool)),
+                          (f"the net says other than {judge.classes[0]}", by_net > 0)):
+            log(f"   held out, {name}: {sel.sum()} cells; judge wrong "
+                f"{(said[sel] != y[sel]).sum()}, the net {(by_net[sel] != y[sel]).sum()}")
 
-    model = _torch_net(2, JUDGE_CONVS, JUDGE_HIDDEN, 9, JUDGE_CROP_PX)
-    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3,
-                                                total_steps=epochs * ((len(pool) + 127) // 128))
-    gen = torch.Generator().manual_seed(seed)
-    t0 = time.time()
-    for epoch in range(epochs):
-        model.train()
-        order, total = pool[rng.permutation(len(pool))], 0.0
-        for s in range(0, len(order), 128):
-            x, y = batch(order[s:s + 128], True)
-            g = 1 + 0.15 * torch.randn(len(x), 1, 1, 1, generator=gen)
-            cast = 0.08 * torch.randn(len(x), 3, 1, 1, generator=gen).repeat(1, 3, 1, 1)
-            x = x * g + cast + 0.03 * torch.randn(x.shape, generator=gen)
-            loss = nn.functional.cross_entropy(model(x), y, label_smoothing=0.02)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item() * len(y)
-        log(f"epoch {epoch + 1}/{epochs}: loss {total / len(order):.4f}, {time.time() - t0:.0f} s")
-        report()
-    model.eval()
-    return _exported(model, JUDGE_CLASSES, JUDGE_CROP_PX)
+    model = _torch_net(len(judge.classes), JUDGE_CONVS, JUDGE_HIDDEN, 9, JUDGE_CROP_PX)
+    model = _fit(model, crops, norms, labels, epochs, seed, threads, log, boards, contexts,
+                 pool=pool, turns="any" if judge.any_turn else "half", batch=128,
+                 no_tile=0.0, after_epoch=report)
+    return _exported(model, judge.classes, JUDGE_CROP_PX)
 
 
 def main(argv=None) -> int:
@@ -1341,10 +1347,13 @@ def main(argv=None) -> int:
     parser.add_argument("--carry-on", action="store_true",
                         help="--train on from the shipped net (learning a class it lacks) "
                              "rather than afresh")
+    parser.add_argument("--judge", choices=sorted(JUDGES), default=BLANK_JUDGE.name,
+                        help="the judge --judge-data and --train-judge are for (default "
+                             f"{BLANK_JUDGE.name})")
     parser.add_argument("--judge-data", metavar="GAME",
-                        help="render the blank judge's crops of GAME (seed JUDGE_SEEDS[GAME])")
+                        help="render the judge's crops of GAME (its seed for GAME)")
     parser.add_argument("--train-judge", action="store_true",
-                        help="fit the blank judge on the judge crops of both games")
+                        help="fit the judge on its crops of every game")
     parser.add_argument("--store", type=Path, default=Path("/tmp/cellnet"),
                         help="where the crops are kept between --data and --train (all "
                              "GAME-*.npz there are trained on)")
@@ -1363,15 +1372,18 @@ def main(argv=None) -> int:
                     start=_carried_on_from(args.train) if args.carry_on else None)
         net.save(MODELS / f"cellnet-{args.train}.npz")
         print(f"saved {MODELS / f'cellnet-{args.train}.npz'}")
+    judge = JUDGES[args.judge]
     if args.judge_data:
-        data = make_judge_data(args.judge_data, args.photos, JUDGE_SEEDS[args.judge_data])
-        np.savez(args.store / f"judge-{args.judge_data}.npz", **data)
-        print(f"{len(data['labels'])} crops, {int(data['labels'].sum())} blanks")
+        data = make_judge_data(judge, args.judge_data, args.photos,
+                               judge.seeds[args.judge_data])
+        np.savez(args.store / f"{judge.name}-{args.judge_data}.npz", **data)
+        print(f"{len(data['labels'])} crops:", dict(zip(judge.classes, np.bincount(
+            data["labels"], minlength=len(judge.classes)).tolist())))
     if args.train_judge:
-        judge = train_judge(sorted(args.store.glob("judge-*.npz")), args.epochs,
-                            threads=args.threads)
-        judge.save(MODELS / "blankjudge.npz")
-        print(f"saved {MODELS / 'blankjudge.npz'}")
+        net = train_judge(judge, sorted(args.store.glob(f"{judge.name}-*.npz")), args.epochs,
+                          threads=args.threads)
+        net.save(MODELS / f"{judge.name}.npz")
+        print(f"saved {MODELS / f'{judge.name}.npz'}")
     if args.train_turns:
         net = train_turns(args.train_turns,
                           sorted(args.store.glob(f"{args.train_turns}*.npz")),

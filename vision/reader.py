@@ -180,18 +180,63 @@ def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: n
     return probs
 
 
-def judge_blanks(grid_bgr: np.ndarray, cells: list[list], confidence: np.ndarray,
+class JudgeView:
+    """The judges' view of a board (:func:`vision.cellnet.judge_view`: its rectified grid
+    scaled to their cell, beside its plain squares and the inked tiles read on them),
+    made when a judge is first asked and shared by the judges after."""
+
+    def __init__(self, grid_bgr: np.ndarray, cells: list[list], game: str):
+        self.grid, self.cells, self.game = grid_bgr, cells, game
+        self._view = None
+
+    def __call__(self) -> tuple:
+        if self._view is None:
+            read = np.array(self.cells, dtype=object)
+            rows, cols = read.shape
+            plain = tiles.square_kinds_of(self.game, rows, cols) == "plain"
+            inked = ~(read == "?") & ~(read == None) & plain  # noqa: E711 (elementwise)
+            self._view = cellnet.judge_view(cellnet.judge_padded(self.grid, rows, cols),
+                                            rows, cols, plain, inked)
+        return self._view
+
+
+def _judged(judge: cellnet.Judge, view: JudgeView, asked: np.ndarray, cells: list[list],
+            confidence: np.ndarray, probs: np.ndarray, game: str, sure: float,
+            conf_judged: float) -> np.ndarray:
+    """``judge``'s word on the ``asked`` cells ((rows, cols) bool): where its likeliest
+    class has odds of at least 1 - ``sure`` and differs from the reading, it is taken
+    (``cells``, ``confidence``: changed in place), shown to check (at most
+    ``conf_judged``: the readers said otherwise); where it agrees, or doubts, the reading
+    stands as it was. Returns the weighed probabilities with the judge's odds put in, on
+    the cells it overruled, among its classes (:func:`hold_to_play` goes on them)."""
+    if not asked.any():
+        return probs
+    odds = cellnet.judge_odds(judge, view(), asked)
+    if odds is None:
+        return probs
+    r, c = np.nonzero(asked)
+    best = odds.argmax(1)
+    says = np.array(judge.classes, dtype=object)[best]
+    over = (odds[np.arange(len(best)), best] >= 1 - sure) & (
+        says != np.array(cells, dtype=object)[r, c])
+    r, c, odds, says = r[over], c[over], odds[over], says[over]
+    for row, col, value in zip(r, c, says):
+        cells[row][col] = value
+    confidence[r, c] = np.minimum(odds.max(1), conf_judged)
+    probs = probs.copy()
+    at = [cellnet.CLASSES[game].index(v) for v in judge.classes]
+    either = probs[r[:, None], c[:, None], at].sum(1, keepdims=True)
+    probs[r[:, None], c[:, None], at] = odds * either
+    return probs
+
+
+def judge_blanks(view: JudgeView, cells: list[list], confidence: np.ndarray,
                  leave: np.ndarray, net_probs: np.ndarray, probs: np.ndarray, game: str,
                  cfg: tiles.TilesConfig) -> np.ndarray:
-    """The blank judge's word (:func:`vision.cellnet.blank_odds`, on the rectified
-    ``grid_bgr``) on the cells the weighing left empty or took for a bare blank where the
-    net gave a blank at least ``cfg.blank_judge_from`` (``net_probs``: its own, before
-    the weighing): where the judge is sure (within ``cfg.blank_judge_sure`` of 0 or 1)
-    and says otherwise, its answer is taken (``cells``, ``confidence``: changed in
-    place), shown to check (``cfg.conf_blank_judged``: both readers said otherwise);
-    where it agrees, or doubts, the reading stands as it was. Returns the weighed
-    probabilities with the judge's odds between a blank and nothing put in on the cells
-    it overruled (:func:`hold_to_play` goes on them).
+    """The blank judge's word (:data:`vision.cellnet.BLANK_JUDGE`, :func:`_judged`) on the
+    cells the weighing left empty or took for a bare blank where the net gave a blank at
+    least ``cfg.blank_judge_from`` (``net_probs``: its own, before the weighing), taken
+    where it is sure within ``cfg.blank_judge_sure`` and says otherwise.
 
     Development tier-2 renders (1080p, held-out fonts, no hand; the judge's renders are
     other seeds): Mixmath 464 -> 478 of 509 photos all right, photos with a sure miss 3 ->
@@ -199,31 +244,28 @@ def judge_blanks(grid_bgr: np.ndarray, cells: list[list], confidence: np.ndarray
     the 22 real Mathable photos as before."""
     if cfg.blank_judge_from is None:
         return probs
-    classes = cellnet.CLASSES[game]
-    blank, empty = classes.index("?"), classes.index(None)
+    blank = cellnet.CLASSES[game].index("?")
     read = np.array(cells, dtype=object)
     asked = ((read == "?") | (read == None)) & ~leave  # noqa: E711 (elementwise)
     asked &= (net_probs[..., blank] >= cfg.blank_judge_from) | (read == "?")
-    if not asked.any():
+    return _judged(cellnet.BLANK_JUDGE, view, asked, cells, confidence, probs, game,
+                   cfg.blank_judge_sure, cfg.conf_blank_judged)
+
+
+def judge_signs(view: JudgeView, cells: list[list], confidence: np.ndarray,
+                leave: np.ndarray, probs: np.ndarray, game: str,
+                cfg: tiles.TilesConfig) -> np.ndarray:
+    """The sign judge's word (:data:`vision.cellnet.SIGN_JUDGE`, :func:`_judged`) on the
+    cells read as an operator (+ − × ÷: on a small blurred board a ÷'s dots melt into its
+    bar, and the readers take it for a + or a −), taken where it is sure within
+    ``cfg.sign_judge_sure`` and says another sign. Only on the boards of a game it
+    learnt."""
+    judge = cellnet.SIGN_JUDGE
+    if cfg.sign_judge_sure is None or game not in judge.seeds:
         return probs
-    rows, cols = read.shape
-    plain = tiles.square_kinds_of(game, rows, cols) == "plain"
-    inked = ~(read == "?") & ~(read == None) & plain  # noqa: E711
-    odds = cellnet.blank_odds(grid_bgr, asked, plain, inked)
-    if odds is None:
-        return probs
-    r, c = np.nonzero(asked)
-    sure = cfg.blank_judge_sure
-    says = np.where(odds >= 1 - sure, "?", np.where(odds <= sure, None, read[r, c]))
-    over = says != read[r, c]
-    r, c, odds = r[over], c[over], odds[over]
-    for row, col, value in zip(r, c, says[over]):
-        cells[row][col] = value
-    confidence[r, c] = np.minimum(np.maximum(odds, 1 - odds), cfg.conf_blank_judged)
-    probs = probs.copy()
-    either = probs[r, c, blank] + probs[r, c, empty]
-    probs[r, c, blank], probs[r, c, empty] = odds * either, (1 - odds) * either
-    return probs
+    asked = np.array([[v in judge.classes for v in row] for row in cells]) & ~leave
+    return _judged(judge, view, asked, cells, confidence, probs, game, cfg.sign_judge_sure,
+                   cfg.conf_sign_judged)
 
 
 def hold_to_play(cells: list[list], confidence: np.ndarray, probs: np.ndarray, game: str,
@@ -365,9 +407,12 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
         net_probs = probs
         probs = weigh(read.cells, read.confidence, leave, probs, read.sides_like, game,
                       tiles_cfg, read.glare, kw["inked_jokers"], glyph_scores)
-        if not kw["inked_jokers"]:   # (a print-and-play blank wears a star: no bare one)
-            probs = judge_blanks(grid, read.cells, read.confidence, leave, net_probs, probs,
+        if not kw["inked_jokers"]:   # own sets (a print-and-play blank wears a star)
+            view = JudgeView(grid, read.cells, game)
+            probs = judge_blanks(view, read.cells, read.confidence, leave, net_probs, probs,
                                  game, tiles_cfg)
+            probs = judge_signs(view, read.cells, read.confidence, leave, probs, game,
+                                tiles_cfg)
         glyphs_unsure &= _disputed(glyph_cells, read.cells,
                                    np.array(classes, dtype=object)[probs.argmax(-1)])
     if tiles_cfg.use_tesseract:   # a tie-break for the glyph reader's doubts alone

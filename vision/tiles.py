@@ -276,11 +276,16 @@ class TilesConfig:
     blank_judge_from: float | None = 0.02  # a cell the readers left empty or took for a
                                         # bare blank, where the net gave a blank at least
                                         # these odds, is put to the blank judge
-                                        # (vision.cellnet.blank_odds; None: never) ...
+                                        # (vision.cellnet.BLANK_JUDGE; None: never) ...
     blank_judge_sure: float = 0.1       # ... which overrules them where its odds are at
                                         # most this, or at least 1 - this, from a blank
     conf_blank_judged: float = 0.85     # a cell the judge overruled them on, at most
                                         # (shown to check: two readers said otherwise)
+    sign_judge_sure: float | None = 0.1  # a cell read as a sign (+ - x /) is put to the
+                                        # sign judge (vision.cellnet.SIGN_JUDGE; None:
+                                        # never), which overrules the reading where it
+                                        # gives another sign at least 1 - this
+    conf_sign_judged: float = 0.85      # a cell it overruled, at most (shown to check)
 
     skin_min_frac: float = 0.5          # a cell this much skin-coloured is a hand candidate
     # what the board explains: an empty square's face has its colour, in shade or glare
