@@ -143,6 +143,48 @@ def test_the_blank_judge_settles_blank_or_empty_where_both_readers_were_wrong(
     assert all(0.5 <= judged.confidence[r, c] < 0.9 for r, c in cells)
 
 
+@pytest.mark.parametrize("seed, cells, value", [
+    (3534909880, [(3, 5), (8, 6)], "/"),   # small blurred ÷s taken for +
+    (2787125040, [(2, 4)], "/"),           # ... on a larger board
+])
+def test_the_sign_judge_puts_right_a_sign_both_readers_had_wrong(seed, cells, value):
+    """Seeded tier-2 Calculissimo renders in held-out fonts (development seeds): read
+    without the sign judge these signs are wrong; the judge, seeing them at twice the
+    net's scale, puts them right and shows them to check."""
+    from samples.render import sample_photo
+    from vision.reader import read_board
+    img, truth, _ = sample_photo("calculissimo", 2, seed, resolution=(1920, 1080),
+                                 fonts="held_out", hand=False)
+    assert all(truth["cells"][r][c] == value for r, c in cells)
+    unjudged = read_board(img, "calculissimo",
+                          config=tiles.TilesConfig(sign_judge_sure=None))
+    assert all(unjudged.cells[r][c] != value for r, c in cells)
+    judged = read_board(img, "calculissimo")
+    assert judged.cells == truth["cells"]
+    assert all(0.5 <= judged.confidence[r, c] < 0.9 for r, c in cells)
+
+
+def test_the_sign_judge_is_not_taken_beyond_the_sets_counts():
+    """A held-out font whose ÷ wears its dots close on its bar: the judge takes most of the
+    board's ÷s for +, surely, which would make more + than the set has: so it is taken on
+    none of them, and the ÷s stay as the readers read them."""
+    from samples.render import sample_photo
+    from vision import board, reader
+    img, truth, _ = sample_photo("calculissimo", 2, 1294890954, resolution=(1920, 1080),
+                                 fonts="held_out", hand=False)
+    divides = np.array([[v == "/" for v in row] for row in truth["cells"]])
+    location = board.find_board(img, "calculissimo")
+    grid = board.rectify_grid(img, location, reader.PX_PER_CELL)
+    odds = cellnet.judge_odds(cellnet.SIGN_JUDGE,
+                              reader.JudgeView(grid, truth["cells"], "calculissimo")(), divides)
+    plus = cellnet.SIGN_JUDGE.classes.index("+")
+    taken_for_plus = int((odds[:, plus] >= 0.9).sum())
+    pluses = sum(v == "+" for row in truth["cells"] for v in row)
+    assert pluses + taken_for_plus > tiles.tile_counts_of("calculissimo")["+"]
+    read = reader.read_board(img, "calculissimo")
+    assert all(read.cells[r][c] == "/" for r, c in np.argwhere(divides))
+
+
 def test_the_blank_judge_sees_the_board_at_twice_the_nets_scale():
     """The judge's crops are its cells of JUDGE_CELL_PX with a JUDGE_MARGIN_PX rim; its view
     from the reader's grid puts each cell where the grid has it; the shipped judge takes

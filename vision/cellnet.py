@@ -52,22 +52,36 @@ where the first net read all 110 (session 43); carried on, it reads them all sti
 Both nets were last carried on with every blank's crop seen four times an epoch
 (``--blank-times``; blanks are a few in a thousand crops and the commonest miss).
 
-The blank judge (:func:`blank_odds`, ``vision/models/blankjudge.npz``; four convolutions
+The blank judge (:data:`BLANK_JUDGE`, ``vision/models/blankjudge.npz``; four convolutions
 of ``JUDGE_CONVS``, two classes: empty, blank) sees a cell at twice the net's scale
 (``JUDGE_CELL_PX``, a quarter cell of rim) beside the photo's context, and settles blank or
 empty where the readers may be wrong (:func:`vision.reader.judge_blanks`). It was trained on
-both games' tier-2 renders (2400 each, seeds ``JUDGE_SEEDS``; every blank, the empty cells
-the net gave a blank 0.02 or more, a twentieth of the rest; 15 % of the boards held out:
-11 of 8650 held-out crops wrong against the net's 95, 3 against 81 where the net said
-"blank") with the steps of::
+both games' tier-2 renders (2400 each, its seeds; every blank, the empty cells the net gave
+a blank 0.02 or more, a twentieth of the rest; 15 % of the boards held out: 11 of 8650
+held-out crops wrong against the net's 95, 3 against 81 where the net said "blank") with
+the steps of::
 
     python -m vision.cellnet --judge-data mixmath --photos 2400          # ~ 19 min
     python -m vision.cellnet --judge-data calculissimo --photos 2400     # ~ 19 min
     python -m vision.cellnet --train-judge --epochs 6                    # ~ 18 min
 
-(the shipped weights by the same steps run as a script of session 52, its torch weights
-drawn unseeded: a new training differs from them by its start). The reader shows it its
-rectified grid scaled down (:func:`judge_padded`), not a warp of its own.
+(the shipped weights by the same steps run as a script of session 52, its own training
+loop — batches of 128, its torch weights drawn unseeded — which :func:`train_judge` now
+runs through :func:`_fit`: a new training differs from them by its start). The reader
+shows a judge its rectified grid scaled down (:func:`judge_padded`), not a warp of its own.
+
+The sign judge (:data:`SIGN_JUDGE`, ``vision/models/signjudge.npz``; the same net, four
+classes: + − × ÷) tells Calculissimo's signs apart where the readers were unsure
+(:func:`vision.reader.judge_signs`): on small blurred boards a ÷'s dots melt into its bar.
+Trained on every sign of 4800 tier-2 renders (3 × 1600, its seed and two more; 15 % of the
+boards held out: 121 of 14 072 held-out crops wrong against the net's 214) with::
+
+    python -m vision.cellnet --judge signjudge --judge-data calculissimo --photos 1600   # ~ 11 min
+    #   ... again with --seed 8310000 and --seed 8320000
+    python -m vision.cellnet --judge signjudge --train-judge --epochs 6                 # ~ 20 min
+
+(a third of the renders made it no better than the net: 65 against 78 wrong held out, but
+sure and wrong on renders of a held-out font.)
 
 The turn net (:func:`train_turns`, ``vision/models/turnnet-calculissimo.npz``, a smaller
 net of the same kind) tells which of four quarter turns a token's crop lies at: a board
@@ -1333,7 +1347,9 @@ def main(argv=None) -> int:
     parser.add_argument("--train-turns", metavar="GAME",
                         help="fit GAME's turn net (which way up a tile lies) on its crops")
     parser.add_argument("--photos", type=int, default=3000)
-    parser.add_argument("--seed", type=int, default=TRAIN_SEED)
+    parser.add_argument("--seed", type=int, default=None,
+                        help=f"the renders' seed (--data: default {TRAIN_SEED}; --judge-data: "
+                             "the judge's for the game)")
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--glare", type=float, default=GLARE_SHARE,
@@ -1360,9 +1376,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     args.store.mkdir(parents=True, exist_ok=True)
     if args.data:
+        seed = TRAIN_SEED if args.seed is None else args.seed
         crops, norms, labels, photos, boards, contexts = make_data(args.data, args.photos,
-                                                                   args.seed)
-        np.savez(args.store / f"{args.data}-{args.seed}.npz", crops=crops, norms=norms,
+                                                                   seed)
+        np.savez(args.store / f"{args.data}-{seed}.npz", crops=crops, norms=norms,
                  labels=labels, photos=photos, boards=boards, contexts=contexts)
         print(f"{len(labels)} crops, {np.count_nonzero(labels)} tiles")
     if args.train:
@@ -1374,9 +1391,9 @@ def main(argv=None) -> int:
         print(f"saved {MODELS / f'cellnet-{args.train}.npz'}")
     judge = JUDGES[args.judge]
     if args.judge_data:
-        data = make_judge_data(judge, args.judge_data, args.photos,
-                               judge.seeds[args.judge_data])
-        np.savez(args.store / f"{judge.name}-{args.judge_data}.npz", **data)
+        seed = judge.seeds[args.judge_data] if args.seed is None else args.seed
+        data = make_judge_data(judge, args.judge_data, args.photos, seed)
+        np.savez(args.store / f"{judge.name}-{args.judge_data}-{seed}.npz", **data)
         print(f"{len(data['labels'])} crops:", dict(zip(judge.classes, np.bincount(
             data["labels"], minlength=len(judge.classes)).tolist())))
     if args.train_judge:

@@ -281,10 +281,11 @@ class TilesConfig:
                                         # most this, or at least 1 - this, from a blank
     conf_blank_judged: float = 0.85     # a cell the judge overruled them on, at most
                                         # (shown to check: two readers said otherwise)
-    sign_judge_sure: float | None = 0.1  # a cell read as a sign (+ - x /) is put to the
-                                        # sign judge (vision.cellnet.SIGN_JUDGE; None:
-                                        # never), which overrules the reading where it
-                                        # gives another sign at least 1 - this
+    sign_judge_below: float = 0.95      # a cell read as a sign (+ - x /) less surely
+                                        # than this is put to the sign judge
+    sign_judge_sure: float | None = 0.1  # (vision.cellnet.SIGN_JUDGE; None: never), which
+                                        # overrules the reading where it gives another
+                                        # sign at least 1 - this
     conf_sign_judged: float = 0.85      # a cell it overruled, at most (shown to check)
 
     skin_min_frac: float = 0.5          # a cell this much skin-coloured is a hand candidate
