@@ -666,7 +666,9 @@ def test_two_readers_settling_on_the_likeliest_by_both_read_a_blurred_board_righ
     img, truth, _ = sample_photo(game, 2, seed, fonts="held_out", hand=False,
                                  resolution=(1920, 1080))
     assert truth["cells"][cell[0]][cell[1]] == value
-    off = read_board(img, game, config=replace(tiles.TilesConfig(), cellnet_joint=None))
+    # (the sign judge, which puts the ÷ right as well, left out to see the rule alone)
+    off = read_board(img, game, config=replace(tiles.TilesConfig(), cellnet_joint=None,
+                                               sign_judge_sure=None))
     assert off.cells[cell[0]][cell[1]] == alone
     assert read_board(img, game).cells == truth["cells"]
 
@@ -699,8 +701,9 @@ def test_a_plus_the_net_reads_as_a_divide_is_a_divide_blurred_into_a_bar():
     img, truth, _ = sample_photo("calculissimo", 2, 3902145620, fonts="held_out", hand=False,
                                  resolution=(1920, 1080))
     assert truth["cells"][4][9] == "/"
-    without = read_board(img, "calculissimo",
-                         config=replace(tiles.TilesConfig(), cellnet_faded_dots=None))
+    without = read_board(img, "calculissimo",   # (nor the sign judge, which mends it too)
+                         config=replace(tiles.TilesConfig(), cellnet_faded_dots=None,
+                                        sign_judge_sure=None))
     assert without.cells[4][9] == "+"
     assert read_board(img, "calculissimo").cells == truth["cells"]
 
@@ -748,7 +751,7 @@ def test_no_more_tiles_of_a_value_than_the_set_has(game, seed, cell, value, unbl
     """Seeded tier-2 renders (held-out fonts, development seeds): without the set's counts
     a tile is read as a value the set has no more of; with them every cell is right and
     the mended one is shown unsure (both readers' odds on a doubted tile left out: on the
-    Mixmath board they turn another cell)."""
+    Mixmath board they turn another cell; the sign judge, which mends the ÷ as well, too)."""
     from collections import Counter
     from dataclasses import replace
 
@@ -760,7 +763,7 @@ def test_no_more_tiles_of_a_value_than_the_set_has(game, seed, cell, value, unbl
                                   resolution=(1920, 1080))
     assert truth["cells"][cell[0]][cell[1]] == value
     counts = tiles.tile_counts_of(game)
-    cfg = replace(tiles.TilesConfig(), cellnet_joint=None)
+    cfg = replace(tiles.TilesConfig(), cellnet_joint=None, sign_judge_sure=None)
     off = read_board(img, game, config=replace(cfg, cellnet_set_counts=False))
     misread = off.cells[cell[0]][cell[1]]
     assert misread != value
