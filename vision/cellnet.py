@@ -66,9 +66,10 @@ the steps of::
     python -m vision.cellnet --train-judge --epochs 6                    # ~ 18 min
 
 (the shipped weights by the same steps run as a script of session 52, its own training
-loop — batches of 128, its torch weights drawn unseeded — which :func:`train_judge` now
-runs through :func:`_fit`: a new training differs from them by its start). The reader
-shows a judge its rectified grid scaled down (:func:`judge_padded`), not a warp of its own.
+loop — batches of 128 — which :func:`train_judge` now runs through :func:`_fit`; its start
+weights were drawn unseeded, as the sign judge's were: a training now draws them from its
+``seed``, so it repeats itself, but does not repeat these). The reader shows a judge its
+rectified grid scaled down (:func:`judge_padded`), not a warp of its own.
 
 The sign judge (:data:`SIGN_JUDGE`, ``vision/models/signjudge.npz``; the same net, four
 classes: + − × ÷) tells Calculissimo's signs apart where the readers were unsure
@@ -901,8 +902,12 @@ def make_data(game: str, n_photos: int, seed: int = TRAIN_SEED, empty_keep: floa
 # -- training (PyTorch) ----------------------------------------------------------------------
 
 def _torch_net(n_classes: int, convs=CONVS, hidden: int = HIDDEN, channels: int = 3,
-               crop: int = CROP_PX):
+               crop: int = CROP_PX, seed: int = 0):
+    """A fresh torch net of ``convs`` and ``hidden``, its start weights drawn from ``seed``
+    (a training is the same run again)."""
+    import torch
     import torch.nn as nn
+    torch.manual_seed(seed)
     layers, c = [], channels
     for o, k in convs:
         layers += [nn.Conv2d(c, o, k, stride=2, padding=k // 2), nn.BatchNorm2d(o), nn.ReLU()]
@@ -1138,7 +1143,7 @@ def train(game: str, data: list[Path], epochs: int = 8, seed: int = 0, threads: 
     if start is not None and start.reads_context and not context:
         raise ValueError("the net carried on from reads context: train it with --context")
     channels = 9 if context else 3
-    model = (_torch_net(len(classes), channels=channels) if start is None
+    model = (_torch_net(len(classes), channels=channels, seed=seed) if start is None
              else _torch_from(start, classes, channels))
     pool = epoch_pool(labels, classes.index("?"), blank_times)
     model = _fit(model, crops, norms, labels, epochs, seed, threads, log, boards, contexts,
@@ -1160,7 +1165,7 @@ def train_turns(game: str, data: list[Path], epochs: int = 4, seed: int = 0,
     glyph = np.array([c not in (None, "?") for c in CLASSES[game]])[labels]
     pick = np.flatnonzero(glyph)
     pick = np.sort(np.random.default_rng(seed).permutation(pick)[:tiles])
-    model = _fit(_torch_net(4, TURN_CONVS, TURN_HIDDEN), crops[pick], norms[pick], None,
+    model = _fit(_torch_net(4, TURN_CONVS, TURN_HIDDEN, seed=seed), crops[pick], norms[pick], None,
                  epochs, seed, threads, log)
     return _exported(model, (0, 1, 2, 3))
 
@@ -1332,7 +1337,7 @@ def train_judge(judge: Judge, data: list[Path], epochs: int = 6, seed: int = 0,
             log(f"   held out, {name}: {sel.sum()} cells; judge wrong "
                 f"{(said[sel] != y[sel]).sum()}, the net {(by_net[sel] != y[sel]).sum()}")
 
-    model = _torch_net(len(judge.classes), JUDGE_CONVS, JUDGE_HIDDEN, 9, JUDGE_CROP_PX)
+    model = _torch_net(len(judge.classes), JUDGE_CONVS, JUDGE_HIDDEN, 9, JUDGE_CROP_PX, seed)
     model = _fit(model, crops, norms, labels, epochs, seed, threads, log, boards, contexts,
                  pool=pool, turns="any" if judge.any_turn else "half", batch=128,
                  no_tile=0.0, after_epoch=report)
