@@ -1323,14 +1323,15 @@ def train_judge(judge: Judge, data: list[Path], epochs: int = 6, seed: int = 0,
     hard = (labels[fit] > 0) | (net[fit, 1:].sum(1) >= 0.1)
     pool = np.repeat(fit, np.where(hard, 3, 1)) if judge.sample_first else fit
 
+    def held_out_input(idx):    # as _fit gives its crops, unlit and unturned
+        ctx = normalised(contexts[boards[idx]], norms[idx][:, None])
+        x = np.concatenate([normalised(crops[idx], norms[idx]), ctx[:, 0], ctx[:, 1]], -1)
+        return torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)))
+
     def report(model):
-        x = np.concatenate([normalised(crops[check], norms[check]),
-                            *normalised(contexts[boards[check]], norms[check][:, None]
-                                        ).transpose(1, 0, 2, 3, 4)], -1)
-        with torch.no_grad():
-            said = np.concatenate([model(torch.from_numpy(np.ascontiguousarray(
-                x[s:s + 512].transpose(0, 3, 1, 2)))).argmax(1).numpy()
-                for s in range(0, len(check), 512)])
+        with torch.no_grad():   # 512 at a time: all of them at once is gigabytes of floats
+            said = np.concatenate([model(held_out_input(check[s:s + 512])).argmax(1).numpy()
+                                   for s in range(0, len(check), 512)])
         y, by_net = labels[check], net[check].argmax(1)
         for name, sel in (("all", np.ones(len(check), bool)),
                           (f"the net says other than {judge.classes[0]}", by_net > 0)):
