@@ -91,6 +91,7 @@ VARIANTS = {
     "no glare tiles": ({"cellnet_glared": None}, True),
     "no faded dots": ({"cellnet_faded_dots": None}, True),
     "no joint odds": ({"cellnet_joint": None}, True),
+    "no lost digits": ({"cellnet_digit_count": None}, True),
     "no bare sides": ({"cellnet_bare_sides": None}, True),
     "no set counts": ({"cellnet_set_counts": False}, True),
     "no one group": ({"cellnet_connected": False}, True),

@@ -477,6 +477,11 @@ def second_look(view: BoardView, game: str, probs: np.ndarray, below: float) -> 
     return out
 
 
+def _numbers(*values) -> bool:
+    """Whether all ``values`` are numbered tiles (Mixmath's), not tokens nor empty."""
+    return all(isinstance(v, (int, np.integer)) for v in values)
+
+
 def _top(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each cell's likeliest class (index) and its probability."""
     best = probs.argmax(-1)
@@ -590,6 +595,7 @@ class Weighing:
     sided: tuple[float, float] | None = None    # (p, z): a tile where the sides say one
     glared: float | None = None                 # a tile under a glare
     faded_dots: float | None = None             # a ÷ over a − or + reading
+    digit_count: float | None = None            # two digits over a one-digit reading
     joint: float | None = None                  # two tiles, the glyph reader in doubt:
                                                 # both readers' odds (the glyph reader's
                                                 # raised by this floor)
@@ -703,6 +709,8 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
                        and glare[r, c] and p >= glared and theirs != "?")
         dots = (faded_dots is not None and mine in ("-", "+") and theirs == "/"
                 and p >= faded_dots)
+        digits = (rules.digit_count is not None and p >= rules.digit_count
+                  and _numbers(mine, theirs) and mine < 10 <= theirs)
         # two tiles, the glyph reader in doubt and the net unsure: whichever both favour
         doubted_tile = (rules.joint is not None and scores is not None and (r, c) in scores
                         and mine not in (None, "?") and theirs not in (None, "?")
@@ -722,7 +730,7 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
                 confidence[r, c] = max(confidence[r, c], p)
         elif p >= sure or confidence[r, c] < doubt or (
                 fair is not None and p >= fair[0] and confidence[r, c] < fair[1]) or (
-                sided_tile and theirs != "?") or glared_tile or dots:
+                sided_tile and theirs != "?") or glared_tile or dots or digits:
             put.append((p, (r, c), mine, confidence[r, c]))
             cells[r][c] = theirs
             confidence[r, c] = p

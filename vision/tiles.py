@@ -248,6 +248,11 @@ class TilesConfig:
     cellnet_faded_dots: float | None = 0.8  # a ÷ the net gives this much where the glyph
                                         # reader saw a − or a + is put down (its dots
                                         # faded, or blurred into a bar)
+    cellnet_digit_count: float | None = 0.5  # where the glyph reader read one digit and
+                                        # the net a two-digit number, the net's is taken
+                                        # when it gives it this much (the glyph reader
+                                        # lost a faint or thin digit; the net reads the
+                                        # tile whole)
     cellnet_bare_sides: float | None = 3.0  # a square whose sides look like the empty
                                         # squares' (less than z spreads towards the inked
                                         # tiles') takes no joker from the net (cellnet.
@@ -329,7 +334,8 @@ class TilesConfig:
         return Weighing(sure=self.cellnet_sure, doubt=self.cellnet_doubt,
                         fair=self.cellnet_fair, likely_joker=self.cellnet_likely_joker,
                         sided=self.cellnet_sided, glared=self.cellnet_glared,
-                        faded_dots=self.cellnet_faded_dots, joint=self.cellnet_joint)
+                        faded_dots=self.cellnet_faded_dots, joint=self.cellnet_joint,
+                        digit_count=self.cellnet_digit_count)
 
 
 @dataclass
