@@ -642,7 +642,11 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     likeliest together (``joint``: the net's probabilities times the glyph reader's
     ``scores``, {cell: {value: probability}}, raised by that floor: a value the glyph
     reader gave nothing is not ruled out), as sure as its share of their product: the
-    glyph reader's doubt no longer hands the cell to whatever the net says.
+    glyph reader's doubt no longer hands the cell to whatever the net says. Where the
+    glyph reader read one digit and the net a two-digit number (``digit_count``), the
+    net's is taken when it gives it at least that: the glyph reader lost a faint or thin
+    digit (dev Mixmath tier 2: the net right on 15 of 18 cells where the two counted
+    digits differently; the other way round, a real Mathable tile, the net had lost one).
 
     >>> cells, conf = [[None, "5", None, "7"]], np.array([[1.0, 0.5, 1.0, 0.8]])
     >>> probs = np.array([[[0.02, 0, 0, 0.98], [0.1, 0.9, 0, 0], [0.01, 0, 0, 0.99],
