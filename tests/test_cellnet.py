@@ -164,23 +164,6 @@ def test_the_sign_judge_puts_right_a_sign_both_readers_had_wrong(seed, cells, va
     assert all(0.5 <= judged.confidence[r, c] < 0.9 for r, c in cells)
 
 
-def test_the_token_judge_puts_right_a_digit_both_readers_had_wrong():
-    """A seeded tier-2 Calculissimo render in a held-out font (a development seed): a 2
-    that both readers took for a 9, unsurely. The token judge, seeing it at twice the
-    net's scale, is sure of the 2: taken, shown to check; without it the 9 stands."""
-    from samples.render import sample_photo
-    from vision.reader import read_board
-    img, truth, _ = sample_photo("calculissimo", 2, 3259401470, resolution=(1920, 1080),
-                                 fonts="held_out", hand=False)
-    assert truth["cells"][3][7] == "2"
-    unjudged = read_board(img, "calculissimo",
-                          config=tiles.TilesConfig(token_judge_sure=None))
-    assert unjudged.cells[3][7] == "9"
-    judged = read_board(img, "calculissimo")
-    assert judged.cells == truth["cells"]
-    assert 0.5 <= judged.confidence[3, 7] < 0.9
-
-
 def test_the_sign_judge_is_not_taken_beyond_the_sets_counts():
     """A held-out font whose ÷ wears its dots close on its bar: the judge takes most of the
     board's ÷s for +, surely, which would make more + than the set has: so it is taken on
@@ -553,8 +536,7 @@ def test_a_fairly_sure_net_overrules_a_doubtful_glyph_reading(game, seed, cell, 
                                  resolution=(1920, 1080))
     assert truth["cells"][cell[0]][cell[1]] == value
     no_fair = read_board(img, game, config=replace(tiles.TilesConfig(), cellnet_fair=None,
-                                                   cellnet_set_counts=False,
-                                                   token_judge_sure=None))
+                                                   cellnet_set_counts=False))
     assert no_fair.cells[cell[0]][cell[1]] != value
     assert read_board(img, game).cells == truth["cells"]
 

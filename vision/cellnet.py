@@ -1204,10 +1204,9 @@ JUDGE_CONTEXT_STEP = 2   # its context's medians taken every other px and scaled
 @dataclass(frozen=True, eq=False)   # (one of each: known by itself, as lru_cache keys it)
 class Judge:
     """A judge's question and how it is taught: ``classes``, the values it tells apart;
-    ``seeds``, per game whose renders it learns from, their seed; ``turns``, how its
-    crops are turned in training: "any" quarter turn and mirrored (a blank has no way
-    up), "half" turns and mirrors only (a − on its side is no sign), or None (a digit
-    has one way up); ``sample_first``:
+    ``seeds``, per game whose renders it learns from, their seed; ``any_turn``, whether
+    its crops are turned any quarter turn and mirrored in training (a blank has no way
+    up) or only half turns and mirrors (a − on its side is no sign); ``sample_first``:
     its first class is most cells of a board (empty squares), of which it learns those
     the net gives one of the others at least 0.02 and a twentieth of the rest, and sees
     the hard ones (a 0.1 or more, and every cell of the other classes) three times an
@@ -1216,17 +1215,15 @@ class Judge:
     name: str
     classes: tuple
     seeds: dict
-    turns: str | None
+    any_turn: bool
     sample_first: bool = False
 
 
 BLANK_JUDGE = Judge("blankjudge", (None, "?"), {"mixmath": 8_100_000, "calculissimo": 8_200_000},
-                    turns="any", sample_first=True)
+                    any_turn=True, sample_first=True)
 SIGN_JUDGE = Judge("signjudge", ("+", "-", "x", "/"), {"calculissimo": 8_300_000},
-                   turns="half")
-TOKEN_JUDGE = Judge("tokenjudge", ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9",
-                                   "+", "-", "x", "/"), {"calculissimo": 8_400_000}, turns=None)
-JUDGES = {judge.name: judge for judge in (BLANK_JUDGE, SIGN_JUDGE, TOKEN_JUDGE)}
+                   any_turn=False)
+JUDGES = {judge.name: judge for judge in (BLANK_JUDGE, SIGN_JUDGE)}
 
 
 @lru_cache(maxsize=None)
@@ -1355,7 +1352,7 @@ def train_judge(judge: Judge, data: list[Path], epochs: int = 6, seed: int = 0,
 
     model = _torch_net(len(judge.classes), JUDGE_CONVS, JUDGE_HIDDEN, 9, JUDGE_CROP_PX, seed)
     model = _fit(model, crops, norms, labels, epochs, seed, threads, log, boards, contexts,
-                 pool=pool, turns=judge.turns, batch=128,
+                 pool=pool, turns="any" if judge.any_turn else "half", batch=128,
                  no_tile=0.0, after_epoch=report)
     return _exported(model, judge.classes, JUDGE_CROP_PX)
 

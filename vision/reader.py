@@ -281,25 +281,6 @@ def judge_signs(view: JudgeView, cells: list[list], confidence: np.ndarray,
                    cfg.conf_sign_judged, within_set=True)
 
 
-def judge_tokens(view: JudgeView, cells: list[list], confidence: np.ndarray,
-                 leave: np.ndarray, probs: np.ndarray, game: str,
-                 cfg: tiles.TilesConfig) -> np.ndarray:
-    """The token judge's word (:data:`vision.cellnet.TOKEN_JUDGE`, :func:`_judged`) on the
-    cells read as a digit less surely than ``cfg.token_judge_below`` (on a small blurred
-    board a 2 and a 3, a 6 and an 8, a 4 and a + blur alike at the net's 24 px a cell; the
-    judge sees twice as many), taken where it is sure within ``cfg.token_judge_sure`` and
-    says another token, unless that makes more of it than the set has. Only on the boards
-    of a game it learnt."""
-    judge = cellnet.TOKEN_JUDGE
-    if cfg.token_judge_sure is None or game not in judge.seeds:
-        return probs
-    digits = {v for v in judge.classes if v.isdigit()}
-    asked = np.array([[v in digits for v in row] for row in cells]) & ~leave
-    asked &= confidence < cfg.token_judge_below
-    return _judged(judge, view, asked, cells, confidence, probs, game, cfg.token_judge_sure,
-                   cfg.conf_token_judged, within_set=True)
-
-
 def hold_to_play(cells: list[list], confidence: np.ndarray, probs: np.ndarray, game: str,
                  cfg: tiles.TilesConfig, hidden: np.ndarray) -> None:
     """The weighed reading (``cells``, ``confidence``: changed in place; ``probs`` as
@@ -445,8 +426,6 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
                                  game, tiles_cfg)
             probs = judge_signs(view, read.cells, read.confidence, leave, probs, game,
                                 tiles_cfg)
-            probs = judge_tokens(view, read.cells, read.confidence, leave, probs, game,
-                                 tiles_cfg)
         glyphs_unsure &= _disputed(glyph_cells, read.cells,
                                    np.array(classes, dtype=object)[probs.argmax(-1)])
     if tiles_cfg.use_tesseract:   # a tie-break for the glyph reader's doubts alone

@@ -292,11 +292,6 @@ class TilesConfig:
                                         # overrules the reading where it gives another
                                         # sign at least 1 - this
     conf_sign_judged: float = 0.85      # a cell it overruled, at most (shown to check)
-    token_judge_below: float = 0.95     # a cell read as a digit less surely than this is
-    token_judge_sure: float | None = 0.1  # put to the token judge (vision.cellnet.
-                                        # TOKEN_JUDGE; None: never), which overrules the
-                                        # reading where it gives another token 1 - this
-    conf_token_judged: float = 0.85     # a cell it overruled, at most (shown to check)
 
     skin_min_frac: float = 0.5          # a cell this much skin-coloured is a hand candidate
     # what the board explains: an empty square's face has its colour, in shade or glare
