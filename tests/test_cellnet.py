@@ -687,7 +687,7 @@ def test_a_number_read_with_a_digit_lost_is_read_whole(seed, cell, value):
     assert truth["cells"][r][c] == value
     without = read_board(img, "mixmath",
                          config=replace(tiles.TilesConfig(), cellnet_digit_count=None))
-    assert without.cells[r][c] == value % 10 if value % 10 else value // 10
+    assert without.cells[r][c] == (value % 10 or value // 10)   # the digit it kept
     reading = read_board(img, "mixmath")
     assert reading.cells == truth["cells"]
 
