@@ -337,6 +337,22 @@ def test_tesseract_is_one_batched_call_for_unsure_cells_only(monkeypatch):
     assert len(calls) == (1 if unsure else 0) and sent == ([unsure] if unsure else [])
 
 
+@pytest.mark.parametrize("users", [None, "4"])
+def test_tesseract_runs_on_one_thread_unless_the_user_says_otherwise(monkeypatch, users):
+    pytesseract = pytest.importorskip("pytesseract")
+    if users is None:
+        monkeypatch.delenv("OMP_THREAD_LIMIT", raising=False)
+    else:
+        monkeypatch.setenv("OMP_THREAD_LIMIT", users)
+    seen = []
+    # pytesseract hands its child process os.environ: what it holds at the call counts
+    monkeypatch.setattr(pytesseract, "image_to_boxes",
+                        lambda image, config="", **kw: seen.append(
+                            os.environ.get("OMP_THREAD_LIMIT")) or "")
+    assert tiles.tesseract_read([np.zeros((20, 12), np.uint8)]) == [""]
+    assert seen == [users or "1"]
+
+
 def test_tesseract_sheet_keeps_crops_apart():
     crops = [np.full((20, 10 * (i + 1)), 0, np.uint8) for i in range(11)]
     sheet, boxes = tiles.tesseract_sheet(crops, 30, per_row=4)

@@ -38,6 +38,7 @@ Cell values: Mixmath an int 0..99, Calculissimo ``"0".."9" "+" "-" "x" "/"`` or 
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
@@ -2013,13 +2014,23 @@ def tesseract_sheet(crops: list[np.ndarray], height: int, per_row: int = 8, gap:
     return sheet, boxes
 
 
+TESSERACT_THREADS = "1"
+"""Tesseract's OpenMP threads (``OMP_THREAD_LIMIT``, where the user has not set it): on
+a sheet of cells its threads cost more than they give — a whole board's 196 cells took
+1.7-1.8 s on two threads and 0.85-0.9 s on one, three cells 230-250 ms either way
+(session 55); and readers run side by side (an archive on every core) would make threads
+that fight over the cores (tesseract-ocr/tesseract#3109)."""
+
+
 def tesseract_read(crops: list[np.ndarray], height: int = 48) -> list[str]:
     """Digits Tesseract reads in each crop — ONE ``pytesseract.image_to_boxes`` call for
     all of them (one sheet with gaps; each character goes to the crop its box centre lies
-    in, left to right)."""
+    in, left to right). Tesseract runs on one thread unless ``OMP_THREAD_LIMIT`` says
+    otherwise (:data:`TESSERACT_THREADS`)."""
     import pytesseract
     if not crops:
         return []
+    os.environ.setdefault("OMP_THREAD_LIMIT", TESSERACT_THREADS)   # read by its child
     sheet, boxes = tesseract_sheet(crops, height)
     text = pytesseract.image_to_boxes(
         sheet, config="--psm 6 -c tessedit_char_whitelist=0123456789")
