@@ -272,6 +272,24 @@ def test_a_net_carried_on_starts_as_it_was_with_a_new_class_silent():
                                alone.probabilities(crops, norm), atol=1e-6)
 
 
+def test_a_judge_carried_on_starts_as_it_was():
+    """``--train-judge --carry-on``: the shipped blank judge (four convolutions, a 72-px
+    crop whose last map is 5 px, ceil(72 / 16)) taken back into torch reads as before."""
+    pytest.importorskip("torch")
+    judge = cellnet.BLANK_JUDGE
+    net = cellnet.load_judge(judge)
+    back = cellnet._exported(cellnet._torch_from(net, judge.classes, 9, cellnet.JUDGE_CONVS,
+                                                 cellnet.JUDGE_HIDDEN, cellnet.JUDGE_CROP_PX
+                                                 ).eval(), judge.classes, cellnet.JUDGE_CROP_PX)
+    side = cellnet.JUDGE_CROP_PX
+    rng = np.random.default_rng(4)
+    crops = rng.integers(60, 200, (6, side, side, 3), dtype=np.uint8)
+    context = rng.integers(0, 256, (2, side, side, 3), dtype=np.uint8)
+    norm = np.float32([[150, 160, 170], [40, 42, 44]])
+    np.testing.assert_allclose(back.probabilities(crops, norm, context),
+                               net.probabilities(crops, norm, context), atol=1e-5)
+
+
 def test_a_shipped_net_of_other_classes_is_refused(tmp_path, monkeypatch):
     """A weights file that tells another number of classes apart than the code names is
     an error saying what to do, not a net whose answers are shifted by one class."""

@@ -930,16 +930,18 @@ def _torch_net(n_classes: int, convs=CONVS, hidden: int = HIDDEN, channels: int 
     return nn.Sequential(*layers)
 
 
-def _torch_from(net: CellNet, classes: tuple, channels: int | None = None):
+def _torch_from(net: CellNet, classes: tuple, channels: int | None = None,
+                convs=CONVS, hidden: int = HIDDEN, crop: int = CROP_PX):
     """A torch net doing what the exported ``net`` does (:func:`_exported` undone: each
     BatchNorm an identity, its statistics folded in the convolution before it), its last
     layer laid out for ``classes``: a class the net had keeps its row, a new one starts
     from nothing (weights 0, a low bias: rarely said until trained). With 9 ``channels``
-    from a net of 3, a net that reads in context, not looking at it yet (weights 0)."""
+    from a net of 3, a net that reads in context, not looking at it yet (weights 0).
+    ``convs``, ``hidden``, ``crop``: the net's shape (a cell net's by default, a judge's)."""
     import torch
     had = net.w["conv0.w"].shape[0] // _FIRST_TAPS
     channels = channels or had
-    model = _torch_net(len(classes), channels=channels)
+    model = _torch_net(len(classes), convs, hidden, channels, crop)
     mods = list(model)
     convs = [i for i, m in enumerate(mods) if isinstance(m, torch.nn.Conv2d)]
     with torch.no_grad():
@@ -956,7 +958,7 @@ def _torch_from(net: CellNet, classes: tuple, channels: int | None = None):
             bn.running_mean.zero_()
             bn.running_var.fill_(1.0 - bn.eps)
         lins = [m for m in mods if isinstance(m, torch.nn.Linear)]
-        side, last = CROP_PX // 2 ** len(convs), mods[convs[-1]].out_channels
+        side, last = -(-crop // 2 ** len(convs)), mods[convs[-1]].out_channels
         w0 = net.w["fc0.w"].T.reshape(-1, side, side, last).transpose(0, 3, 1, 2)
         lins[0].weight.copy_(torch.from_numpy(np.ascontiguousarray(w0.reshape(len(w0), -1))))
         lins[0].bias.copy_(torch.from_numpy(net.w["fc0.b"]))
@@ -1314,13 +1316,15 @@ def make_judge_data(judge: Judge, game: str, n_photos: int, seed: int, progress=
 
 
 def train_judge(judge: Judge, data: list[Path], epochs: int = 6, seed: int = 0,
-                threads: int = 2, held_out: float = 0.15, log=print) -> CellNet:
+                threads: int = 2, held_out: float = 0.15, log=print,
+                start: CellNet | None = None) -> CellNet:
     """Fit ``judge`` on the :func:`make_judge_data` files ``data`` (of every game it learns
     from: a blank's rim is a tile's in either), ``held_out`` of the boards kept aside and
     its errors on them logged after each epoch beside the net's (its most likely of the
     judge's classes; on all of them and where the net said other than the first class).
     Each crop is seen beside its board's context, turned (:class:`Judge`) and lit afresh
-    (:func:`_fit`)."""
+    (:func:`_fit`). From a ``start`` (the shipped judge): carried on at a third of the
+    learning rate, its BatchNorms' statistics kept (as :func:`train` carries a net on)."""
     import torch
     files = [np.load(path) for path in data]
     crops, labels, net = (np.concatenate([f[k] for f in files]) for k in ("crops", "labels", "net"))
@@ -1350,10 +1354,13 @@ def train_judge(judge: Judge, data: list[Path], epochs: int = 6, seed: int = 0,
             log(f"   held out, {name}: {sel.sum()} cells; judge wrong "
                 f"{(said[sel] != y[sel]).sum()}, the net {(by_net[sel] != y[sel]).sum()}")
 
-    model = _torch_net(len(judge.classes), JUDGE_CONVS, JUDGE_HIDDEN, 9, JUDGE_CROP_PX, seed)
+    model = (_torch_net(len(judge.classes), JUDGE_CONVS, JUDGE_HIDDEN, 9, JUDGE_CROP_PX, seed)
+             if start is None else
+             _torch_from(start, judge.classes, 9, JUDGE_CONVS, JUDGE_HIDDEN, JUDGE_CROP_PX))
     model = _fit(model, crops, norms, labels, epochs, seed, threads, log, boards, contexts,
                  pool=pool, turns="any" if judge.any_turn else "half", batch=128,
-                 no_tile=0.0, after_epoch=report)
+                 no_tile=0.0, after_epoch=report, max_lr=3e-3 if start is None else 1e-3,
+                 keep_norms=start is not None)
     return _exported(model, judge.classes, JUDGE_CROP_PX)
 
 
@@ -1379,8 +1386,8 @@ def main(argv=None) -> int:
     parser.add_argument("--blank-times", type=int, default=1, metavar="K",
                         help="--train: each blank's crop seen K times an epoch")
     parser.add_argument("--carry-on", action="store_true",
-                        help="--train on from the shipped net (learning a class it lacks) "
-                             "rather than afresh")
+                        help="--train (--train-judge) on from the shipped net (judge), "
+                             "learning a class it lacks, rather than afresh")
     parser.add_argument("--judge", choices=sorted(JUDGES), default=BLANK_JUDGE.name,
                         help="the judge --judge-data and --train-judge are for (default "
                              f"{BLANK_JUDGE.name})")
@@ -1416,7 +1423,8 @@ def main(argv=None) -> int:
             data["labels"], minlength=len(judge.classes)).tolist())))
     if args.train_judge:
         net = train_judge(judge, sorted(args.store.glob(f"{judge.name}-*.npz")), args.epochs,
-                          threads=args.threads)
+                          threads=args.threads,
+                          start=load_judge(judge) if args.carry_on else None)
         net.save(MODELS / f"{judge.name}.npz")
         print(f"saved {MODELS / f'{judge.name}.npz'}")
     if args.train_turns:
