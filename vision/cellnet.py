@@ -65,11 +65,20 @@ the steps of::
     python -m vision.cellnet --judge-data calculissimo --photos 2400     # ~ 19 min
     python -m vision.cellnet --train-judge --epochs 6                    # ~ 18 min
 
-(the shipped weights by the same steps run as a script of session 52, its own training
+(the first weights by the same steps run as a script of session 52, its own training
 loop — batches of 128 — which :func:`train_judge` now runs through :func:`_fit`; its start
 weights were drawn unseeded, as the sign judge's were: a training now draws them from its
-``seed``, so it repeats itself, but does not repeat these). The reader shows a judge its
-rectified grid scaled down (:func:`judge_padded`), not a warp of its own.
+``seed``, so it repeats itself, but does not repeat these). The shipped weights are those
+carried on three epochs on as many renders again, of other seeds (session 55; 57 446
+crops; on their held-out boards 24 wrong of 9173 against the first weights' 33, but 9
+against 6 of the 1519 the net called blanks)::
+
+    python -m vision.cellnet --judge-data calculissimo --photos 2400 --seed 8600000 --store DIR
+    python -m vision.cellnet --judge-data mixmath --photos 2400 --seed 8500000 --store DIR
+    python -m vision.cellnet --train-judge --carry-on --epochs 3 --store DIR   # ~ 10 min
+
+The reader shows a judge its rectified grid scaled down (:func:`judge_padded`), not a warp
+of its own.
 
 The sign judge (:data:`SIGN_JUDGE`, ``vision/models/signjudge.npz``; the same net, four
 classes: + − × ÷) tells Calculissimo's signs apart where the readers were unsure
