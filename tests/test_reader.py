@@ -441,9 +441,9 @@ def test_a_joker_missed_where_its_sides_show_is_shown_unsure():
     square's sides like a tile's. Agreeing, the two would show the empty square sure (1.0,
     with no sides rule); the glyph reader's empty square says nothing against a joker, so
     it is as sure as the net, and shown to be checked. (The rules before the blank judge
-    are seen here without it; asked, it leans to the joker, 0.72, not surely enough to
-    overrule two readers — the first judge, carried on in session 55, read it at 0.94 —
-    so the joker stays the one cell wrong, shown to check.)"""
+    are seen here without it; asked, it leans to the joker, not surely enough to overrule
+    two readers: 0.72 since it was carried on in session 55, 0.94 as first trained. So the
+    joker stays the one cell wrong, shown to check.)"""
     from samples.render import sample_photo
     img, truth, _ = sample_photo("calculissimo", 2, 999198064, fonts="held_out", hand=False,
                                  resolution=(1920, 1080))
