@@ -952,9 +952,9 @@ def _torch_from(net: CellNet, classes: tuple, channels: int | None = None,
     channels = channels or had
     model = _torch_net(len(classes), convs, hidden, channels, crop)
     mods = list(model)
-    convs = [i for i, m in enumerate(mods) if isinstance(m, torch.nn.Conv2d)]
+    at = [i for i, m in enumerate(mods) if isinstance(m, torch.nn.Conv2d)]   # the convolutions
     with torch.no_grad():
-        for j, i in enumerate(convs):
+        for j, i in enumerate(at):
             conv, bn = mods[i], mods[i + 1]
             o, c, k = conv.out_channels, conv.in_channels, conv.kernel_size[0]
             c_had = had if j == 0 else c
@@ -967,7 +967,7 @@ def _torch_from(net: CellNet, classes: tuple, channels: int | None = None,
             bn.running_mean.zero_()
             bn.running_var.fill_(1.0 - bn.eps)
         lins = [m for m in mods if isinstance(m, torch.nn.Linear)]
-        side, last = -(-crop // 2 ** len(convs)), mods[convs[-1]].out_channels
+        side, last = -(-crop // 2 ** len(at)), mods[at[-1]].out_channels
         w0 = net.w["fc0.w"].T.reshape(-1, side, side, last).transpose(0, 3, 1, 2)
         lins[0].weight.copy_(torch.from_numpy(np.ascontiguousarray(w0.reshape(len(w0), -1))))
         lins[0].bias.copy_(torch.from_numpy(net.w["fc0.b"]))
