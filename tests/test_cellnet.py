@@ -1057,23 +1057,39 @@ def test_keep_connected_changes_only_unsure_readings():
     probs = np.array([[[1, 0, 0], [0, .9, .1], [.6, .1, .3], [0, .1, .9]]])
     sure_gap = np.array([[1.0, 1.0, 0.95, 0.5]])      # the square between read surely empty
     cellnet.keep_connected(cells, sure_gap, probs, (None, 5, 7), ((0, 1),),
-                           np.zeros((1, 4), bool), 0.9, inkless=True)
+                           np.zeros((1, 4), bool), 0.9, blanks=2)
     assert cells == [[None, 5, None, None]]           # so the lone 7, unsure, goes
     cells = [[None, 5, None, 7]]
     both_sure = np.array([[1.0, 1.0, 0.95, 0.95]])
     cellnet.keep_connected(cells, both_sure, probs, (None, 5, 7), ((0, 1),),
-                           np.zeros((1, 4), bool), 0.9, inkless=True)
+                           np.zeros((1, 4), bool), 0.9, blanks=2)
     assert cells == [[None, 5, None, 7]]              # a tile truly put apart stays
     cells = [[None, 5, None, 7]]
     cellnet.keep_connected(cells, np.array([[1.0, 1.0, 0.3, 0.5]]), probs, (None, 5, 7),
-                           ((0, 1),), np.zeros((1, 4), bool), 0.9, inkless=True)
+                           ((0, 1),), np.zeros((1, 4), bool), 0.9, blanks=2)
     assert cells == [[None, 5, "?", 7]]               # the gap likelier wrong: a blank
     cells = [[None, None, None, 7]]                   # a hand over the square between
     hidden = np.array([[False, False, True, False]])
     cellnet.keep_connected(cells, np.array([[1.0, 1.0, 1.0, 0.5]]), probs, (None, 5, 7),
                            ((0, 1),), hidden | np.array([[False, True, False, False]]),
-                           0.9, inkless=True)
+                           0.9, blanks=2)
     assert cells == [[None, None, None, 7]]
+
+
+def test_keep_connected_bridges_with_no_joker_the_set_has_not():
+    """A set of two jokers, both down: the gap is no third joker; the lone 7, unsure, goes
+    (with one joker left, the gap is bridged with it)."""
+    probs = np.array([[[1, 0, 0], [0, .9, .1], [.6, .1, .3], [0, .1, .9], [1, 0, 0],
+                       [0, 0, 0]]])
+    conf = np.array([[1.0, 1.0, 0.3, 0.5, 1.0, 1.0]])
+    cells = [["?", 5, None, 7, None, "?"]]
+    cellnet.keep_connected(cells, conf, probs, (None, 5, 7), ((0, 1),),
+                           np.zeros((1, 6), bool), 0.9, blanks=2)
+    assert cells == [["?", 5, None, None, None, "?"]]
+    cells = [["?", 5, None, 7, None, None]]
+    cellnet.keep_connected(cells, conf, probs, (None, 5, 7), ((0, 1),),
+                           np.zeros((1, 6), bool), 0.9, blanks=2)
+    assert cells == [["?", 5, "?", 7, None, None]]
 
 
 def test_a_net_taught_its_blanks_is_vetoed_on_barer_sides_only():

@@ -803,7 +803,7 @@ def keep_to_set(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
 
 def keep_connected(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
                    classes: tuple, anchors: tuple, also_taken: np.ndarray,
-                   unsure_below: float, inkless: bool) -> None:
+                   unsure_below: float, blanks: int) -> None:
     """The tiles of a board in play are one group reaching its centre (``anchors``:
     Mixmath's printed 1 2 3 4, Calculissimo's start square): every turn's tiles touch the
     board's. A group of tiles the reading leaves apart from it is one of two misreadings:
@@ -811,9 +811,10 @@ def keep_connected(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
     readings shown to check (confidence below ``unsure_below``) are changed, and they
     stay so: of a square beside both read empty (the least sure of them) and the group's
     own cells, the side whose readings are likelier wrong, by their confidences, is
-    taken wrong. The missed tile is an inkless one (``inkless``: the set has blanks or
-    jokers, "?"; neither reader saw ink there), else the net's likeliest value
-    (``probs``, ``classes``: its empty class first). ``also_taken`` (bool, rows x cols):
+    taken wrong. The missed tile is an inkless one (the set has ``blanks``, blanks or
+    jokers, "?"; neither reader saw ink there) while fewer than that are down — with all
+    of them down no gap is bridged, only the unsure group dropped — else (a set without
+    them) the net's likeliest value (``probs``, ``classes``: its empty class first). ``also_taken`` (bool, rows x cols):
     squares taken whatever the reading (Mixmath's printed numbers; cells a hand hides or
     the photo cuts off, which may hold tiles). Nothing changes on a board whose anchors
     are not taken. ``cells`` and ``confidence`` change in place. (Development photos,
@@ -826,7 +827,7 @@ def keep_connected(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
     >>> probs = np.array([[[1, 0, 0], [0, .9, .1], [.6, .1, .3], [0, .1, .9], [1, 0, 0],
     ...                    [.4, 0, .6]]])
     >>> keep_connected(cells, conf, probs, (None, 5, 7), ((0, 1),), np.zeros((1, 6), bool),
-    ...                0.9, inkless=False)
+    ...                0.9, blanks=0)
     >>> cells                      # a 7 missed at (0, 2); the last 7 seen where none is
     [[None, 5, 7, 7, None, None]]
     """
@@ -837,21 +838,26 @@ def keep_connected(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
     if not main.any():
         return
     unsure = confidence < unsure_below
+    jokers_left = blanks - sum(v == "?" for row in cells for v in row)
     for k in np.unique(label[taken & ~main]):
         group = label == k
         # the odds each side is wrong, its readings' confidences taken as probabilities
         drop = np.prod(1 - confidence[group]) if (unsure & read)[group].all() else 0.0
         gaps = _beside(group) & _beside(main) & ~taken & unsure
+        if blanks and jokers_left <= 0:
+            gaps[:] = False         # the missed tile would be a joker the set has not
         r, c = np.unravel_index(np.argmin(np.where(gaps, confidence, np.inf)), gaps.shape)
         bridge = 1 - confidence[r, c] if gaps.any() else 0.0   # its least sure gap
         if max(drop, bridge) == 0:
             continue
         if bridge >= drop:
-            cells[r][c] = "?" if inkless else classes[1 + int(probs[r, c, 1:].argmax())]
+            cells[r][c] = "?" if blanks else classes[1 + int(probs[r, c, 1:].argmax())]
+            jokers_left -= bool(blanks)
             main |= group
             main[r, c] = True
         else:
             for r, c in np.argwhere(group):
+                jokers_left += cells[r][c] == "?"
                 cells[r][c] = None
 
 

@@ -295,7 +295,7 @@ def hold_to_play(cells: list[list], confidence: np.ndarray, probs: np.ndarray, g
     if cfg.cellnet_connected:
         anchors, printed = tiles.centre_of_play(game, len(cells), len(cells[0]))
         cellnet.keep_connected(cells, confidence, probs, classes, anchors, printed | hidden,
-                               UNSURE_BELOW, inkless=tiles.blank_tiles_of(game) > 0)
+                               UNSURE_BELOW, blanks=tiles.blank_tiles_of(game))
 
 
 def read_board(image_bgr: np.ndarray, game: str, *, profile: Any = None,
