@@ -61,6 +61,7 @@ class Tally:
     silent: int | None = None  # photos with a wrong cell shown as sure (None: no confidences)
     checks: int = 0  # cells shown "check this cell", on the photos whose board was found
     erased: int | None = None  # photos with a tile whose ink the photo lost (None: not known)
+    kept_right: int = 0  # photos all right of those that kept every tile's ink
     ms: list[float] = field(default_factory=list)
     confusions: Counter = field(default_factory=Counter)
 
@@ -90,6 +91,7 @@ class Tally:
                     wrong.append((i, j))
                     self.confusions[(_show(t), _show(r))] += 1
         self.photos_right += not wrong
+        self.kept_right += erased is False and not wrong
         if unsure is not None:
             self.silent = (self.silent or 0) + any(cell not in unsure for cell in wrong)
             self.checks += len(unsure)
@@ -103,6 +105,10 @@ class Tally:
             "no board": self.not_found,
             "silent errors": "-" if self.silent is None else _pct(self.silent, self.photos),
             "ink erased": "-" if self.erased is None else _pct(self.erased, self.photos),
+            # the share a reader can reach: the visual contract's "small specular glare"
+            # keeps every tile's ink
+            "all right, ink kept": ("-" if self.erased is None
+                                    else _pct(self.kept_right, self.photos - self.erased)),
             "checks a photo": ("-" if self.silent is None or self.not_found == self.photos
                                else f"{self.checks / (self.photos - self.not_found):.1f}"),
             **_times(self.ms),
@@ -411,7 +417,7 @@ def main(argv=None) -> int:
     started, machine = time.time(), machine_ms()
     table = markdown(run(args), ["set", "reader", "photos", "all right", "cells",
                                  "cells, board found", "no board", "silent errors",
-                                 "checks a photo", "ink erased",
+                                 "checks a photo", "ink erased", "all right, ink kept",
                                  "median ms", "p95 ms", "wrongly flagged", "flagged",
                                  "hot spots"])
     table += (f"\n\n(bench.vision, {time.time() - started:.0f} s; the machine's reference "

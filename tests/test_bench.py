@@ -156,6 +156,11 @@ def test_a_tile_whose_ink_the_photo_lost_is_counted_as_erased():
     t.add(lost[1]["cells"], lost[1]["cells"], 10.0, unsure=set(), erased=True)
     t.add(kept[1]["cells"], kept[1]["cells"], 10.0, unsure=set(), erased=False)
     assert t.row()["ink erased"] == "50.0 %" and Tally().row()["ink erased"] == "-"
+    assert t.row()["all right, ink kept"] == "100.0 %"
+    missed = [row[:] for row in kept[1]["cells"]]
+    missed[7][7] = "5" if missed[7][7] != "5" else "6"
+    t.add(kept[1]["cells"], missed, 10.0, unsure=set(), erased=False)
+    assert t.row()["all right"] == "66.7 %" and t.row()["all right, ink kept"] == "50.0 %"
 
 
 def test_the_table_says_how_fast_the_machine_was_at_its_start_and_end(monkeypatch, capsys):
