@@ -13,7 +13,10 @@ random poses and lights of the visual contract at 1080p (``samples.reshoot``): t
 photographed as the real photos never show it. Photos of another game's board
 (``--other-n``: Breakthrough's, Mastermind's) are asked for as each game: none is to be
 found as its board. Photos smeared by the camera's motion (``--motion-n``, beyond the
-visual contract) are to be doubted, not read sure: their *silent errors* column.
+visual contract) are to be doubted, not read sure: their *silent errors* column. A
+render's glare may clip a tile's ink away (*ink erased*, :func:`erased`); *all right, ink
+kept* is the share all right of the other photos, those within the contract's "small
+specular glare".
 
 Prints one markdown table (and writes it with ``--out``).
 """
