@@ -1656,6 +1656,38 @@ def _find_by_grid(photo: _Photo, level: int, opened: bool, faint: bool, game: st
                        _Fit(grid_h, lat.residual, found / (rows * cols)))
 
 
+def _refined(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int,
+             windows: tuple[float, ...], shifts: list[tuple[int, int]], game: str,
+             cfg: BoardConfig) -> tuple[_Fit | None, np.ndarray, bool]:
+    """A first guess of the grid (``grid_h``, from a lattice of squares) refined on the
+    grid lines, a pass per search window, and placed as the layout tells after the first
+    (``shifts``: where else it may lie). Returns the last pass's fit (None: no lines), the
+    grid, and whether its place stayed ambiguous.
+
+    The first, wide pass may lock onto a crowded board's glyph strokes and tiles' edges
+    instead of its lines (real Mathable tiles laid close: a lattice 0.03 cells off pulled
+    0.15-0.35 off), where the lattice was close enough for the last pass alone: when the
+    first pass moved the grid far, that is tried too, and kept when it fits the lines
+    clearly better (closer by ``wide_pass_residual_ratio``, on about as many segments)."""
+    start, fit, ambiguous, first_move = grid_h, None, len(shifts) > 1, 0.0
+    for i, window in enumerate(windows):
+        f = _refine(photo, grid_h, rows, cols, cfg, window, fine=i == len(windows) - 1)
+        moved = None if f is None else _moved(grid_h, f.grid_h, rows, cols)
+        if f is None or moved > max(window, 0.1) * 1.5:
+            break  # no lines, or lines that pull the grid further than it was searched
+        fit, grid_h = f, f.grid_h
+        if i == 0:
+            first_move = moved
+            grid_h, ambiguous = _place_by_layout(photo, grid_h, game, rows, cols, shifts, cfg)
+    if len(windows) > 1 and first_move > cfg.wide_pass_doubt_cells:
+        other = _refined(photo, start, rows, cols, windows[-1:], shifts, game, cfg)
+        if other[0] is not None and (fit is None or (
+                other[0].residual < cfg.wide_pass_residual_ratio * fit.residual
+                and other[0].support >= cfg.wide_pass_support_ratio * fit.support)):
+            return other
+    return fit, grid_h, ambiguous
+
+
 def _grid_board(photo: _Photo, grid_h: np.ndarray, shifts: list[tuple[int, int]], game: str,
                 geometry: BoardGeometry | None, profile: str | BoardProfile | None,
                 cfg: BoardConfig, details: dict, unlined: _Fit | None) -> BoardLocation | None:
@@ -1672,13 +1704,9 @@ def _grid_board(photo: _Photo, grid_h: np.ndarray, shifts: list[tuple[int, int]]
     windows = cfg.search_window[:cfg.refine_passes] if look.lines else ()
     if not look.lines:
         fit = unlined
-    for i, window in enumerate(windows):
-        f = _refine(photo, grid_h, rows, cols, cfg, window, fine=i == len(windows) - 1)
-        if f is None or _moved(grid_h, f.grid_h, rows, cols) > max(window, 0.1) * 1.5:
-            break  # no lines, or lines that pull the grid further than it was searched
-        fit, grid_h = f, f.grid_h
-        if i == 0:
-            grid_h, ambiguous = _place_by_layout(photo, grid_h, game, rows, cols, shifts, cfg)
+    else:
+        fit, grid_h, ambiguous = _refined(photo, grid_h, rows, cols, windows, shifts,
+                                          game, cfg)
     if fit is None:
         photo.why_not = f"no {game} board found: squares in a grid, but no grid lines"
         return None

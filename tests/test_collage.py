@@ -1,0 +1,80 @@
+"""samples.collage: real tiles laid anew on the real empty board, and what vision makes of
+such a crowded real board (../shared/real/mathable, skipped when absent)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.geometry import BoardGeometry
+from calibration.layouts import tile_counts
+from samples.collage import Source, collage, grow_layout, truth_of
+from tests.conftest import REAL
+
+
+def _toy_sources():
+    """One photo 'showing' tiles 1, 2 and 20 (2 px a mm, 10 mm cells, no margins)."""
+    image = np.zeros((280, 280, 3), np.uint8)
+    return [Source(image, np.diag([0.5, 0.5, 1.0]), {(0, 0): 1, (0, 1): 2, (0, 2): 20})]
+
+
+def test_a_layout_grows_out_from_the_centre_and_keeps_to_the_set():
+    g = BoardGeometry("mixmath", rows=14, cols=14, cell_mm=10.0, margins_mm=(0, 0, 0, 0))
+    counts = {1: 7, 2: 7, 20: 1, 99: 3}     # 99: in the set, but no photo shows one
+    layout = grow_layout(np.random.default_rng(0), g, 12, _toy_sources(), counts)
+    cells = set(layout)
+    assert len(cells) == 12
+    centre = {(6, 6), (6, 7), (7, 6), (7, 7)}
+    assert not cells & centre               # Mixmath's fixed numbers stay uncovered
+    # one cluster with the centre: every cell reached from it through laid cells
+    seen, todo = set(), list(centre)
+    while todo:
+        r, c = todo.pop()
+        for nb in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+            if nb in cells and nb not in seen:
+                seen.add(nb)
+                todo.append(nb)
+    assert seen == cells
+    values = [v for row in truth_of(layout, g) for v in row if v is not None]
+    assert all(values.count(v) <= counts[v] for v in values) and 99 not in values
+    # a bag smaller than asked for: every tile of it, no more
+    assert len(grow_layout(np.random.default_rng(1), g, 40, _toy_sources(), counts)) == 15
+
+
+@pytest.fixture(scope="module")
+def real_sources(real_truth):
+    """The empty board and the tiles of the tile-set and last game photos, located."""
+    from vision.board import find_board
+
+    def located(name):
+        image = cv2.imread(str(REAL / name))
+        return image, find_board(image, "mixmath")
+
+    sources = []
+    for name in ("tile-set.jpg", "game-19.jpg"):
+        image, loc = located(name)
+        cells = real_truth[name]["cells"]
+        sources.append(Source(image, loc.homography, {
+            (r, c): v for r, row in enumerate(cells) for c, v in enumerate(row)
+            if v is not None}))
+    return located("empty-1.jpg"), sources
+
+
+@pytest.mark.slow
+def test_a_crowded_real_board_is_found_on_its_lines_and_read(real_sources):
+    """A hundred real tiles round the centre (a late game): the tiles' glyph strokes and
+    edges hide most grid lines, and the wide first pass of the grid's refinement used to
+    lock onto them (this board: 0.27 cells off at a corner, rows of tiles cut in half).
+    Located within 0.05 cells of the empty board it was laid on, every cell read right."""
+    from vision.reader import read_board
+
+    (empty, loc), sources = real_sources
+    layout = grow_layout(np.random.default_rng([3, 0]), loc.geometry, 100, sources,
+                         tile_counts("mixmath"))
+    photo = collage(empty, loc.homography, loc.geometry, layout)
+    reading = read_board(photo, "mixmath")
+    cell = np.linalg.norm(loc.grid_corners[1] - loc.grid_corners[0]) / loc.geometry.cols
+    assert np.abs(reading.grid_corners - loc.grid_corners).max() < 0.05 * cell
+    assert reading.occluded == []
+    assert reading.cells == truth_of(layout, loc.geometry)
