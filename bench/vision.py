@@ -10,7 +10,10 @@ The baseline uses the same board finder, then reads every cell with one batched
 ``pytesseract`` call per board (empty = Tesseract reads nothing). The real Mathable photos
 in ``../shared/real/mathable`` are read as they are, and each again from ``--reshoots``
 random poses and lights of the visual contract at 1080p (``samples.reshoot``): the set
-photographed as the real photos never show it. Photos of another game's board
+photographed as the real photos never show it; and ``--collages`` late games of that set
+(``samples.collage``: its real tiles, cut from the tile-set and game photos, laid in a
+cluster of 20-106 round the centre of the real empty board), read as they are and re-shot
+twice each. Photos of another game's board
 (``--other-n``: Breakthrough's, Mastermind's) are asked for as each game: none is to be
 found as its board. Photos smeared by the camera's motion (``--motion-n``, beyond the
 visual contract) are to be doubted, not read sure: their *silent errors* column. A
@@ -37,6 +40,8 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
+from calibration.layouts import tile_counts
+from samples.collage import Source, collage, grow_layout, truth_of
 from samples.render import photo_seed, sample_photo
 from samples.reshoot import reshoot
 from vision import board as vboard
@@ -332,6 +337,17 @@ def run(args) -> list[dict]:
                 hands.add(_truth_cells(t), cells, ms, flagged or cells is None)
             rows.append({"set": "real Mathable photos re-shot with a hand", "reader": "boardsight",
                          **hands.row(), "flagged": _pct(hands.flagged, hands.photos)})
+        if args.collages:
+            laid, again = Tally(), Tally()
+            for image, t, shot in _real_collages(truth, args.collages):
+                cells, ms, flagged, unsure = boardsight_read(image, "mixmath")
+                (again if shot else laid).add(t, cells, ms, flagged, unsure)
+            rows.append({"set": "real Mathable tiles laid anew (collage, 4080×3072)",
+                         "reader": "boardsight", **laid.row(),
+                         "wrongly flagged": _pct(laid.flagged, laid.photos)})
+            rows.append({"set": "real Mathable tiles laid anew, re-shot (1080p)",
+                         "reader": "boardsight", **again.row(),
+                         "wrongly flagged": _pct(again.flagged, again.photos)})
     return rows
 
 
@@ -382,6 +398,33 @@ def _reshot_real(truth: dict, k: int, hand: bool = False):
                 yield shot.image, {**t, "occluded": shot.occluded}
 
 
+def _real_collages(truth: dict, n: int, reshots: int = 2):
+    """``n`` late games of the real set (:mod:`samples.collage`) on the real empty boards,
+    each as laid and re-shot ``reshots`` times at 1080p. Yields (image, the cells, whether
+    re-shot)."""
+    def located(name):
+        image = cv2.imread(str(REAL / name))
+        return image, vboard.find_board(image, "mixmath")
+
+    sources = []
+    for name in ("tile-set.jpg", "game-19.jpg"):
+        image, loc = located(name)
+        sources.append(Source(image, loc.homography, {
+            (r, c): v for r, row in enumerate(truth[name]["cells"]) for c, v in enumerate(row)
+            if v is not None}))
+    empties = [located(name) for name in ("empty-1.jpg", "empty-2.jpg")]
+    for i in tqdm(range(n), desc="real Mathable collages", leave=False, file=sys.stderr):
+        rng = np.random.default_rng([BENCH_SEED, 7, i])
+        image, loc = empties[i % 2]
+        layout = grow_layout(rng, loc.geometry, int(rng.integers(20, 107)), sources,
+                             tile_counts("mixmath"))
+        laid = collage(image, loc.homography, loc.geometry, layout)
+        cells = truth_of(layout, loc.geometry)
+        yield laid, cells, False
+        for _ in range(reshots):
+            yield reshoot(laid, loc.homography, loc.geometry, rng, RES_1080P).image, cells, True
+
+
 def markdown(rows: list[dict], keys: list[str] | None = None) -> str:
     """The rows as one markdown table: ``keys`` (default: every key, first seen first)
     that some row has."""
@@ -414,6 +457,9 @@ def main(argv=None) -> int:
     parser.add_argument("--reshoots", type=int, default=5,
                         help="times each real photo is seen again from a random pose and "
                              "light at 1080p (samples.reshoot; 0: none)")
+    parser.add_argument("--collages", type=int, default=20,
+                        help="late games of the real set laid from its real tiles "
+                             "(samples.collage), read as laid and re-shot twice (0: none)")
     parser.add_argument("--out", type=Path, help="also write the table to this file")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)  # one core, as the targets are stated
