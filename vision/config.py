@@ -173,14 +173,13 @@ class BoardConfig:
     """cells: a first (wide) pass that moves the grid further than this may have locked
     onto a crowded board's glyphs and tiles' edges: the last pass alone is tried from the
     lattice too (``board._refined``)."""
-    wide_pass_residual_ratio: float = 0.8
+    wide_pass_residual_ratio: float = 0.7
     """... and kept when its lines' residual is under this share of the two passes'
     (development collages of real tiles: 0.21-0.67 where the wide pass had gone astray;
-    renders: 0.85 and above, where it had not) ..."""
-    wide_pass_support_ratio: float = 0.95
-    """... on at least this share of the line segments that showed a line to the two
-    passes (a fit to fewer is close to less of the board: on a folded board, to one
-    half; at 0.85 development renders lost 3 photos and won 1)."""
+    renders 0.79 and above, where it had not: a folded board fits tighter on one half) ..."""
+    wide_pass_support_ratio: float = 0.98
+    """... on about as many of the line segments that showed a line (at least this share
+    of the two passes'; a fit to fewer is close to less of the board)."""
     segment_trim: float = 0.2
     """cells: the ends of each line segment left out (line crossings blur the profile)."""
     min_peak_contrast: float = 6.0
