@@ -1666,7 +1666,7 @@ def _refined(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int,
 
     The first, wide pass may lock onto a crowded board's glyph strokes and tiles' edges
     instead of its lines (real Mathable tiles laid close: a lattice 0.03 cells off pulled
-    0.15-0.35 off), where the lattice was close enough for the last pass alone: when the
+    0.11-0.35 off), where the lattice was close enough for the last pass alone: when the
     first pass moved the grid far, that is tried too, and kept when it fits the lines
     clearly better (closer by ``wide_pass_residual_ratio``, on about as many segments)."""
     start, fit, ambiguous, first_move = grid_h, None, len(shifts) > 1, 0.0
@@ -1680,11 +1680,12 @@ def _refined(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int,
             first_move = moved
             grid_h, ambiguous = _place_by_layout(photo, grid_h, game, rows, cols, shifts, cfg)
     if len(windows) > 1 and first_move > cfg.wide_pass_doubt_cells:
-        other = _refined(photo, start, rows, cols, windows[-1:], shifts, game, cfg)
-        if other[0] is not None and (fit is None or (
-                other[0].residual < cfg.wide_pass_residual_ratio * fit.residual
-                and other[0].support >= cfg.wide_pass_support_ratio * fit.support)):
-            return other
+        fine, fine_h, fine_ambiguous = _refined(photo, start, rows, cols, windows[-1:],
+                                                shifts, game, cfg)
+        if fine is not None and (fit is None or (
+                fine.residual < cfg.wide_pass_residual_ratio * fit.residual
+                and fine.support >= cfg.wide_pass_support_ratio * fit.support)):
+            return fine, fine_h, fine_ambiguous
     return fit, grid_h, ambiguous
 
 
