@@ -406,12 +406,8 @@ def _real_collages(truth: dict, n: int, reshots: int = 2):
         image = cv2.imread(str(REAL / name))
         return image, vboard.find_board(image, "mixmath")
 
-    sources = []
-    for name in ("tile-set.jpg", "game-19.jpg"):
-        image, loc = located(name)
-        sources.append(Source(image, loc.homography, {
-            (r, c): v for r, row in enumerate(truth[name]["cells"]) for c, v in enumerate(row)
-            if v is not None}))
+    sources = [Source.of_cells(image, loc.homography, truth[name]["cells"])
+               for name in ("tile-set.jpg", "game-19.jpg") for image, loc in [located(name)]]
     empties = [located(name) for name in ("empty-1.jpg", "empty-2.jpg")]
     for i in tqdm(range(n), desc="real Mathable collages", leave=False, file=sys.stderr):
         rng = np.random.default_rng([BENCH_SEED, 7, i])

@@ -47,6 +47,12 @@ class Source:
     to_board: np.ndarray
     tiles: dict[Cell, int]
 
+    @classmethod
+    def of_cells(cls, image: np.ndarray, to_board: np.ndarray, cells: list[list]) -> Source:
+        """The photo with its tiles given in the ``boardsight read`` shape (None: empty)."""
+        return cls(image, to_board, {(r, c): v for r, row in enumerate(cells)
+                                     for c, v in enumerate(row) if v is not None})
+
 
 def collage(empty: np.ndarray, to_board: np.ndarray, geometry: BoardGeometry,
             layout: dict[Cell, tuple[Source, Cell]], feather_px: float = 1.5) -> np.ndarray:
@@ -101,13 +107,14 @@ def grow_layout(rng: np.random.Generator, geometry: BoardGeometry, n: int,
     rows, cols = geometry.rows, geometry.cols
     centre = [(rows // 2 - 1 + i, cols // 2 - 1 + j) for i in (0, 1) for j in (0, 1)]
     taken = list(centre)
-    while len(taken) < min(n + 4, rows * cols, len(bag) + 4):
+    while len(taken) - len(centre) < min(n, rows * cols - len(centre), len(bag)):
         free = sorted({(r + dr, c + dc) for r, c in taken
                        for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))
                        if 0 <= r + dr < rows and 0 <= c + dc < cols} - set(taken))
         taken.append(free[rng.integers(len(free))])
-    values = [bag[i] for i in rng.permutation(len(bag))[:len(taken) - 4]]
-    return {cell: shown[v][rng.integers(len(shown[v]))] for cell, v in zip(taken[4:], values)}
+    laid = taken[len(centre):]
+    values = [bag[i] for i in rng.permutation(len(bag))[:len(laid)]]
+    return {cell: shown[v][rng.integers(len(shown[v]))] for cell, v in zip(laid, values)}
 
 
 def truth_of(layout: dict[Cell, tuple[Source, Cell]], geometry: BoardGeometry) -> list[list]:

@@ -51,13 +51,8 @@ def real_sources(real_truth):
         image = cv2.imread(str(REAL / name))
         return image, find_board(image, "mixmath")
 
-    sources = []
-    for name in ("tile-set.jpg", "game-19.jpg"):
-        image, loc = located(name)
-        cells = real_truth[name]["cells"]
-        sources.append(Source(image, loc.homography, {
-            (r, c): v for r, row in enumerate(cells) for c, v in enumerate(row)
-            if v is not None}))
+    sources = [Source.of_cells(image, loc.homography, real_truth[name]["cells"])
+               for name in ("tile-set.jpg", "game-19.jpg") for image, loc in [located(name)]]
     return located("empty-1.jpg"), sources
 
 
