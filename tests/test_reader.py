@@ -195,17 +195,17 @@ def test_special_squares_washed_pale_by_a_bright_light_are_no_hand(real_truth, m
 
 @pytest.mark.slow
 def test_tiles_read_poorly_on_a_skin_coloured_set_are_no_hand(real_truth, monkeypatch):
-    """The tile set re-shot at a seed that finds it (8 of 200 re-shots): three tiles (6,
-    81, 90) are read poorly, and their wood is skin-coloured, as every tile of the set
-    is. A glyph was read on each, which a finger never shows: their skin says nothing of
-    a hand (tiles._skin_like). Without that they join the cells beside them into a
-    twenty-cell "hand"."""
+    """The tile set re-shot at a seed that finds it (5 of 200 re-shots): two tiles (36,
+    81) are read poorly, and their wood is skin-coloured, as every tile of the set is. A
+    glyph was read on each, which a finger never shows: their skin says nothing of a hand
+    (tiles._skin_like). Without that they join the cells beside them into a twenty-cell
+    "hand"."""
     from vision import tiles
     name = "tile-set.jpg"
     image = cv2.imread(str(REAL / name))
     location = find_board(image, "mixmath")
     shot = reshoot(image, location.homography, location.geometry,
-                   np.random.default_rng([8, 24, zlib.crc32(name.encode())]), (1920, 1080))
+                   np.random.default_rng([8, 15, zlib.crc32(name.encode())]), (1920, 1080))
     reading = read_board(shot.image, "mixmath")
     assert reading.occluded == []
     truth = real_truth[name]["cells"]

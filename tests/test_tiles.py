@@ -273,10 +273,11 @@ def test_a_numeral_like_its_signs_print_is_a_tile_where_no_glare_paled_the_squar
     the ÷ squares' print about as well as half the tiles on that set's signs do (0.5), but
     its face is the tiles' cream, unlike the sign's yellow, and no glare has paled it:
     colour has told a tile, and the label may not overrule it (it was taken for the
-    square's own print, the tile lost)."""
+    square's own print, the tile lost). Read with session 58's narrower ink zone, under
+    which this 3 is unsure (the wider one reads it at 0.94: no rule is asked then)."""
     img, truth, _ = sample_photo("mixmath", 2, 457690241, fonts="held_out", hand=False)
     from vision.board import find_board, rectify_grid
-    cfg = tiles.TilesConfig()
+    cfg = tiles.TilesConfig(zone_frac=0.9)
     grid = rectify_grid(img, find_board(img, "mixmath"), P)    # as found, a pixel or so off
     assert tiles.square_kinds_of("mixmath", 14, 14)[4, 1] == "sign"
     read = tiles.read_grid(grid, "mixmath", shape=(14, 14), tesseract=False, config=cfg)

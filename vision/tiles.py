@@ -79,7 +79,11 @@ class TilesConfig:
     face_band: tuple[float, float] = (0.45, 0.85)  # ... from this band of its pixels by
                                         # lightness (numerals up to ~45 % of the centre are
                                         # darker, a square's light label up to 15 % lighter)
-    zone_frac: float = 0.9              # central part of a cell where ink may lie
+    zone_frac: float = 0.93             # central part of a cell where ink may lie: a
+                                        # pair's outer digit on a tile a tenth of a cell
+                                        # off centre (BOARDS.md) reaches ~0.45 cell out
+                                        # (0.9: a real set's 1 touched the zone's side
+                                        # and was dropped as the square's colour)
     dark_frac: float = 0.6              # central part where ink level and share are measured
     face_min_l: float = 60.0            # a tile face is not dark ...
     face_max_chroma: float = 75.0       # ... and not vivid (cream under 2700 K reaches ~55;
