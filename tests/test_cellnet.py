@@ -164,6 +164,48 @@ def test_the_sign_judge_puts_right_a_sign_both_readers_had_wrong(seed, cells, va
     assert all(0.5 <= judged.confidence[r, c] < 0.9 for r, c in cells)
 
 
+@pytest.mark.parametrize("odds, read, conf", [
+    ([0.7, 0.05, 0.05, 0.2], "/", 0.85),   # leans to +, too unsure to overrule: shown
+    ([0.3, 0.05, 0.05, 0.6], "/", 0.92),   # agrees: the reading stands as sure
+    ([0.95, 0.02, 0.01, 0.02], "+", 0.85),  # sure of +: overruled, shown
+])
+def test_a_judge_leaning_away_from_a_reading_has_it_shown_to_check(monkeypatch, odds, read,
+                                                                    conf):
+    """A judge asked about a sign read fairly surely: where it says another sign, too unsure to
+    overrule the readers, the reading stands but is shown to check; where it agrees, it
+    stands as sure as it was."""
+    from vision import reader
+    monkeypatch.setattr(cellnet, "judge_odds", lambda judge, view, asked: np.array([odds]))
+    cells, confidence = [["/", "3"]], np.array([[0.92, 1.0]])   # asked: below 0.95
+    probs = np.zeros((1, 2, len(cellnet.CLASSES["calculissimo"])))
+    order = tuple(cellnet.SIGN_JUDGE.classes)
+    assert order == ("+", "-", "x", "/")     # the odds above are in this order
+    reader.judge_signs(lambda: None, cells, confidence, np.zeros((1, 2), bool), probs,
+                       "calculissimo", tiles.TilesConfig())
+    assert cells == [[read, "3"]]
+    assert confidence[0, 0] == pytest.approx(conf) and confidence[0, 1] == 1.0
+
+
+@pytest.mark.slow
+def test_a_divide_both_readers_take_for_plus_is_no_sure_reading():
+    """A development render (tier-2 Calculissimo, held-out font) whose small blurred ÷ the
+    readers take for + at 0.92: the sign judge leans to ÷, though not surely enough to
+    overrule them, so the + is shown to check; every cell is right or shown to check."""
+    from samples.render import sample_photo
+    from vision.reader import read_board
+    img, truth, _ = sample_photo("calculissimo", 2, 449901371, resolution=(1920, 1080),
+                                 fonts="held_out", hand=False)
+    assert truth["cells"][12][10] == "/"
+    undoubted = read_board(img, "calculissimo",
+                           config=tiles.TilesConfig(judge_dissent=False))
+    assert undoubted.cells[12][10] == "+" and undoubted.confidence[12, 10] >= 0.9
+    read = read_board(img, "calculissimo")
+    unsure = set(read.unsure())
+    assert all(read.cells[r][c] == v or (r, c) in unsure
+               for r, row in enumerate(truth["cells"]) for c, v in enumerate(row))
+    assert (12, 10) in unsure
+
+
 def test_the_sign_judge_is_not_taken_beyond_the_sets_counts():
     """A held-out font whose ÷ wears its dots close on its bar: the judge takes most of the
     board's ÷s for +, surely, which would make more + than the set has: so it is taken on

@@ -202,13 +202,18 @@ class JudgeView:
 
 def _judged(judge: cellnet.Judge, view: JudgeView, asked: np.ndarray, cells: list[list],
             confidence: np.ndarray, probs: np.ndarray, game: str, sure: float,
-            conf_judged: float, within_set: bool = False) -> np.ndarray:
+            conf_judged: float, within_set: bool = False, dissent: bool = True
+            ) -> np.ndarray:
     """``judge``'s word on the ``asked`` cells ((rows, cols) bool): where its likeliest
     class has odds of at least 1 - ``sure`` and differs from the reading, it is taken
     (``cells``, ``confidence``: changed in place), shown to check (at most
-    ``conf_judged``: the readers said otherwise); where it agrees, or doubts, the reading
-    stands as it was. Returns the weighed probabilities with the judge's odds put in, on
-    the cells it overruled, among its classes (:func:`hold_to_play` goes on them)."""
+    ``conf_judged``: the readers said otherwise); where it agrees, the reading stands as
+    it was; where it leans another way, too unsure to overrule (or held back by the set's
+    counts), the reading stands, shown to check (with ``dissent``: at most
+    ``conf_judged``; development tier-2 renders, 1 500 photos: 6 cells read wrong yet
+    sure, 20 right ones, so shown). Returns the weighed probabilities with the judge's
+    odds put in, on the cells it overruled, among its classes (:func:`hold_to_play` goes
+    on them)."""
     if not asked.any():
         return probs
     odds = cellnet.judge_odds(judge, view(), asked)
@@ -218,7 +223,11 @@ def _judged(judge: cellnet.Judge, view: JudgeView, asked: np.ndarray, cells: lis
     best = odds.argmax(1)
     says = np.array(judge.classes, dtype=object)[best]
     read = np.array(cells, dtype=object)
-    over = (odds[np.arange(len(best)), best] >= 1 - sure) & (says != read[r, c])
+    differs = says != read[r, c]
+    if dissent:
+        confidence[r[differs], c[differs]] = np.minimum(confidence[r[differs], c[differs]],
+                                                        conf_judged)
+    over = (odds[np.arange(len(best)), best] >= 1 - sure) & differs
     # more of a value than the set has: the judge sees this set's face of it wrong (a
     # font whose ÷ has its dots on its bar, all taken for +), not one tile
     counts = tiles.tile_counts_of(game) if within_set else {}
@@ -255,7 +264,7 @@ def judge_blanks(view: JudgeView, cells: list[list], confidence: np.ndarray,
     asked = ((read == "?") | (read == None)) & ~leave  # noqa: E711 (elementwise)
     asked &= (net_probs[..., blank] >= cfg.blank_judge_from) | (read == "?")
     return _judged(cellnet.BLANK_JUDGE, view, asked, cells, confidence, probs, game,
-                   cfg.blank_judge_sure, cfg.conf_blank_judged)
+                   cfg.blank_judge_sure, cfg.conf_blank_judged, dissent=cfg.judge_dissent)
 
 
 def judge_signs(view: JudgeView, cells: list[list], confidence: np.ndarray,
@@ -278,7 +287,7 @@ def judge_signs(view: JudgeView, cells: list[list], confidence: np.ndarray,
     asked = np.array([[v in judge.classes for v in row] for row in cells]) & ~leave
     asked &= confidence < cfg.sign_judge_below
     return _judged(judge, view, asked, cells, confidence, probs, game, cfg.sign_judge_sure,
-                   cfg.conf_sign_judged, within_set=True)
+                   cfg.conf_sign_judged, within_set=True, dissent=cfg.judge_dissent)
 
 
 def hold_to_play(cells: list[list], confidence: np.ndarray, probs: np.ndarray, game: str,

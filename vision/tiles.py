@@ -297,6 +297,9 @@ class TilesConfig:
                                         # overrules the reading where it gives another
                                         # sign at least 1 - this
     conf_sign_judged: float = 0.85      # a cell it overruled, at most (shown to check)
+    judge_dissent: bool = True          # a judge leaning away from a reading, too unsure
+                                        # to overrule it, has it shown to check (at most
+                                        # its conf_*_judged)
 
     skin_min_frac: float = 0.5          # a cell this much skin-coloured is a hand candidate
     # what the board explains: an empty square's face has its colour, in shade or glare
