@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from calibration.geometry import board_geometry
 from calibration.profiles import known_profiles, load_profile
-from vision.board import (BoardLocation, BoardNotFound, _Lattice, _lattice_to_grid,
+from vision.board import (BoardLocation, BoardNotFound, _apply, _Lattice, _lattice_to_grid,
                           _reduce_pairs, draw_location,
                           find_board, rectify, rectify_grid)
 
@@ -976,7 +976,7 @@ def test_measure_profile_repeats_on_the_other_empty_photo():
 def _lattice(ab) -> _Lattice:
     ab = np.asarray(ab)
     h = np.array([[30.0, 0, 100], [0, 30, 50], [0, 0, 1]])   # lattice -> px: 30 px squares
-    return _Lattice(h, ab, np.arange(len(ab)), 0.05)
+    return _Lattice(h, ab, np.arange(len(ab)), 0.05, _apply(h, ab.astype(float)))
 
 
 def test_a_stray_square_past_the_board_is_left_out_of_its_lattice():

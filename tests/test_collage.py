@@ -95,3 +95,29 @@ def test_a_pair_near_its_cells_side_keeps_its_outer_digit(real_sources):
     reading = read_board(shot, "mixmath")
     assert reading.cells[6][3] == 81
     assert reading.cells == truth
+
+
+@pytest.mark.slow
+def test_a_crowded_board_at_small_cells_keeps_the_grid_its_squares_show(real_sources):
+    """A re-shot late game, far and turned (1080p, cells ~26 px): the wide pass found more
+    line segments than the fine pass alone, tiles' edges among them, and stretched the
+    grid over the board's top border (the top rows read cut in half: a "hand"). The
+    lattice's squares, seen whole, sit near their cells' centres under the fine pass
+    alone and not under the wide one, so the fine pass is kept: no hand, every cell
+    right."""
+    from samples.reshoot import reshoot
+    from vision.config import BoardConfig, VisionConfig
+    from vision.reader import read_board
+
+    (empty, loc), sources = real_sources
+    rng = np.random.default_rng([58, 14])
+    k = int(rng.integers(20, 107))
+    layout = grow_layout(rng, loc.geometry, k, sources, tile_counts("mixmath"))
+    photo = collage(empty, loc.homography, loc.geometry, layout)
+    shots = [reshoot(photo, loc.homography, loc.geometry, rng).image for _ in range(2)]
+    stretched = read_board(shots[1], "mixmath",
+                           config=VisionConfig(board=BoardConfig(wide_pass_squares_ratio=None)))
+    assert len(stretched.occluded) > 10
+    reading = read_board(shots[1], "mixmath")
+    assert reading.occluded == []
+    assert reading.cells == truth_of(layout, loc.geometry)

@@ -1069,6 +1069,7 @@ class _Lattice:
     ab: np.ndarray       # (M, 2) int lattice coords of the matched blobs
     idx: np.ndarray      # (M,) blob indices
     residual: float      # median distance of blobs to their spots, cells
+    squares: np.ndarray  # (M, 2) the matched blobs' centres, work px
 
 
 def _seeds(blobs: _Blobs, cfg: BoardConfig, used: np.ndarray):
@@ -1198,7 +1199,7 @@ def _grow_lattice(blobs: _Blobs, seed: int, u: np.ndarray, v: np.ndarray,
     h = h @ _reduced_basis(h, p[matched].mean(0))
     ab = np.rint(_apply(np.linalg.inv(h), p[matched])).astype(int)
     res = float(np.median(np.linalg.norm(_apply(np.linalg.inv(h), p[matched]) - ab, axis=1)))
-    return _Lattice(h, ab, matched, res)
+    return _Lattice(h, ab, matched, res, p[matched])
 
 
 def _reduced_basis(h: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -1652,13 +1653,15 @@ def _find_by_grid(photo: _Photo, level: int, opened: bool, faint: bool, game: st
     details = {"squares_found": found, "placements": len(shifts), "level": level,
                "locate_ms": (time.perf_counter() - t0) * 1000}
     # (a board of holes has no grid lines: the lattice's least-squares fit to every hole)
+    squares = _apply(np.linalg.inv(photo.to_level(level)), lat.squares)
     return _grid_board(photo, grid_h, shifts, game, geometry, profile, cfg, details,
-                       _Fit(grid_h, lat.residual, found / (rows * cols)))
+                       _Fit(grid_h, lat.residual, found / (rows * cols)), squares)
 
 
 def _refined(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int,
              windows: tuple[float, ...], shifts: list[tuple[int, int]], game: str,
-             cfg: BoardConfig) -> tuple[_Fit | None, np.ndarray, bool]:
+             cfg: BoardConfig, squares: np.ndarray | None = None
+             ) -> tuple[_Fit | None, np.ndarray, bool]:
     """A first guess of the grid (``grid_h``, from a lattice of squares) refined on the
     grid lines, a pass per search window, and placed as the layout tells after the first
     (``shifts``: where else it may lie). Returns the last pass's fit (None: no lines), the
@@ -1668,7 +1671,11 @@ def _refined(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int,
     instead of its lines (real Mathable tiles laid close: a lattice 0.03 cells off pulled
     0.11-0.35 off), where the lattice was close enough for the last pass alone: when the
     first pass moved the grid far, that is tried too, and kept when it fits the lines
-    clearly better (closer by ``wide_pass_residual_ratio``, on about as many segments)."""
+    clearly better (closer by ``wide_pass_residual_ratio``, on about as many segments),
+    or when it keeps the lattice's ``squares`` (full px) clearly nearer their cells'
+    centres (``wide_pass_squares_ratio``): on a crowded real board at 1080p the wide pass
+    found more segments, tile edges among them, and stretched the grid 0.36 cells past
+    the top row, while the squares, seen whole, stayed put under the fine pass alone."""
     start, fit, ambiguous, first_move = grid_h, None, len(shifts) > 1, 0.0
     for i, window in enumerate(windows):
         f = _refine(photo, grid_h, rows, cols, cfg, window, fine=i == len(windows) - 1)
@@ -1684,14 +1691,32 @@ def _refined(photo: _Photo, grid_h: np.ndarray, rows: int, cols: int,
                                                 shifts, game, cfg)
         if fine is not None and (fit is None or (
                 fine.residual < cfg.wide_pass_residual_ratio * fit.residual
-                and fine.support >= cfg.wide_pass_support_ratio * fit.support)):
+                and fine.support >= cfg.wide_pass_support_ratio * fit.support)
+                or _squares_kept(squares, fine_h, grid_h, cfg.wide_pass_squares_ratio)):
             return fine, fine_h, fine_ambiguous
     return fit, grid_h, ambiguous
 
 
+def _off_centres(grid_h: np.ndarray, points: np.ndarray) -> float:
+    """RMS distance (cells) of ``points`` (full px) from the centres of the cells the grid
+    puts them in."""
+    g = _apply(grid_h, points)
+    return float(np.sqrt(((g - np.floor(g) - 0.5) ** 2).sum(1).mean()))
+
+
+def _squares_kept(squares: np.ndarray | None, fine_h: np.ndarray, wide_h: np.ndarray,
+                  ratio: float | None) -> bool:
+    """Whether grid ``fine_h`` puts the lattice's ``squares`` (full px) nearer their
+    cells' centres than ``wide_h`` does, by at least ``ratio`` times."""
+    if squares is None or ratio is None or len(squares) == 0:
+        return False
+    return _off_centres(wide_h, squares) >= ratio * _off_centres(fine_h, squares)
+
+
 def _grid_board(photo: _Photo, grid_h: np.ndarray, shifts: list[tuple[int, int]], game: str,
                 geometry: BoardGeometry | None, profile: str | BoardProfile | None,
-                cfg: BoardConfig, details: dict, unlined: _Fit | None) -> BoardLocation | None:
+                cfg: BoardConfig, details: dict, unlined: _Fit | None,
+                squares: np.ndarray | None = None) -> BoardLocation | None:
     """The board from a first guess of its grid (``grid_h``: full px -> grid units; it may
     lie ``shifts`` cells further along its axes, as the layout tells): refined on the grid
     lines and turned as its print-and-play markers say, else as its own features do; a
@@ -1707,7 +1732,7 @@ def _grid_board(photo: _Photo, grid_h: np.ndarray, shifts: list[tuple[int, int]]
         fit = unlined
     else:
         fit, grid_h, ambiguous = _refined(photo, grid_h, rows, cols, windows, shifts,
-                                          game, cfg)
+                                          game, cfg, squares)
     if fit is None:
         photo.why_not = f"no {game} board found: squares in a grid, but no grid lines"
         return None

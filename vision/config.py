@@ -180,6 +180,10 @@ class BoardConfig:
     wide_pass_support_ratio: float = 0.98
     """... on about as many of the line segments that showed a line (at least this share
     of the two passes'; a fit to fewer is close to less of the board)."""
+    wide_pass_squares_ratio: float | None = 1.5
+    """... or when it puts the lattice's squares (each seen whole: the surest places on
+    the board) nearer their cells' centres, the wide pass's RMS offset at least this many
+    times its own (None: never)."""
     segment_trim: float = 0.2
     """cells: the ends of each line segment left out (line crossings blur the profile)."""
     min_peak_contrast: float = 6.0
