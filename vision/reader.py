@@ -202,7 +202,7 @@ class JudgeView:
 
 def _judged(judge: cellnet.Judge, view: JudgeView, asked: np.ndarray, cells: list[list],
             confidence: np.ndarray, probs: np.ndarray, game: str, sure: float,
-            conf_judged: float, within_set: bool = False, dissent: bool = True
+            conf_judged: float, *, dissent: bool, within_set: bool = False
             ) -> np.ndarray:
     """``judge``'s word on the ``asked`` cells ((rows, cols) bool): where its likeliest
     class has odds of at least 1 - ``sure`` and differs from the reading, it is taken
