@@ -633,6 +633,23 @@ def test_a_joker_the_net_half_believes_is_put_down_where_its_sides_look_like_a_t
     assert fused((0.5, 4.0), blanks=1) in ([["?", None, None]], [[None, None, "?"]])
 
 
+def test_a_doubted_tile_gives_way_to_the_nets_empty_square_only_when_the_net_is_surer():
+    """The glyph reader read a 4 at 0.45, below its doubt: the net's empty square takes it
+    at 0.6, not at 0.3 (the tile stays, as unsure as the net leaves room for); the net's
+    5 takes it however unsure (the joint odds are another rule's)."""
+    classes = (None, "4", "5", "?")
+
+    def fused(odds):
+        cells, conf = [["4"]], np.array([[0.45]])
+        cellnet.fuse(cells, conf, np.zeros((1, 1), bool), np.array([[odds]]), classes,
+                     cellnet.Weighing(doubt=0.6), blanks=4)
+        return cells[0][0], round(float(conf[0, 0]), 2)
+
+    assert fused([0.6, 0.3, 0.1, 0.0]) == (None, 0.6)
+    assert fused([0.3, 0.25, 0.25, 0.2]) == ("4", 0.45)
+    assert fused([0.2, 0.1, 0.4, 0.3]) == ("5", 0.4)
+
+
 def test_a_washed_out_tile_the_net_half_believes_is_taken_where_its_sides_look_like_a_tiles():
     """A tile washed out by glare: no ink for the glyph reader, the net gives it a 4 at
     0.6. Taken where the square's sides look like the inked tiles' (>= 4 spreads), at the

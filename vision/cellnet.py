@@ -617,9 +617,12 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
          sees_blanks: bool = True, scores: dict | None = None) -> None:
     """Weigh the glyph reading (``cells``, ``confidence``, changed in place) with the net's
     ``probs`` under ``rules``: where they differ, the net's answer is taken when it is at
-    least ``sure`` or the glyph reading's confidence is below ``doubt``, or (``fair``: p, c)
-    when it is at least p and the glyph reading's below c; the cells to ``leave`` (hidden ones)
-    and readings the net has no class for are left alone. An agreement is
+    least ``sure`` or the glyph reading's confidence is below ``doubt`` (its empty square
+    over the glyph reader's tile only when it is at least as sure of it: on a font it was
+    not taught, a real Mathable set re-shot far, its empty at 0.2-0.4 took tiles read right
+    at 0.4-0.6; on renders it said empty over a tile at 0.9 or more), or (``fair``: p, c)
+    when it is at least p and the glyph reading's below c; the cells to ``leave`` (hidden
+    ones) and readings the net has no class for are left alone. An agreement is
     as sure as the surer of the two, but on an empty square whose ``sides`` look like a
     tile's (``sided``'s z) only as sure as the net where the set's jokers have no ink: the
     glyph reader, blind to an ink-less joker, says nothing against one there (dev
@@ -741,7 +744,8 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
                 confidence[r, c] = p
             else:
                 confidence[r, c] = max(confidence[r, c], p)
-        elif p >= sure or confidence[r, c] < doubt or (
+        elif p >= sure or (confidence[r, c] < doubt
+                           and (theirs is not None or p >= confidence[r, c])) or (
                 fair is not None and p >= fair[0] and confidence[r, c] < fair[1]) or (
                 sided_tile and theirs != "?") or glared_tile or dots or digits:
             put.append((p, (r, c), mine, confidence[r, c]))
