@@ -127,6 +127,24 @@ def test_a_hand_over_the_board_is_occluded_not_read():
     assert clean == []
 
 
+def test_ink_on_a_pale_special_square_is_a_tile_when_its_face_is_far_nearer_the_tiles():
+    """Four candidates on 2x squares: a face 13.5 from its square's colour and 4.9 from
+    the tiles' (a white tile on a pale premium square) is a tile; as far from both is
+    not; nor a face barely off its square (6 from it), however near the tiles; a face
+    past ``square_sep`` (14) and nearer the tiles is one as before."""
+    kinds = np.array([["premium2"] * 4])
+    d_square = np.array([[13.5, 13.5, 6.0, 16.0]])
+    d_tile = np.array([[4.9, 12.0, 1.0, 12.0]])
+    colours = tiles.Squares(tile=np.zeros(3), expected=np.zeros((1, 4, 3)),
+                            d_square=d_square, d_tile=d_tile)
+    cand, washed = np.ones((1, 4), bool), np.zeros((1, 4), bool)
+    on = tiles.tiles_on_squares(cand, kinds, colours, washed)
+    assert on.tolist() == [[True, False, False, True]]
+    alone = tiles.TilesConfig(square_sep_nearer=None)
+    assert tiles.tiles_on_squares(cand, kinds, colours, washed, alone).tolist() == [
+        [False, False, False, True]]
+
+
 def test_a_token_on_the_start_square_in_a_glare_is_read():
     """The start square is Calculissimo's only square with a star; its empty colour is its
     yellow siblings', so a token on it that a glare washes whiter than the other tokens is

@@ -172,6 +172,9 @@ class TilesConfig:
     even_gain: tuple[float, float] = (0.5, 2.0)     # ... and the correction is bounded
     square_sep: float = 14.0            # a tile's face differs this much from the square
     square_sep_alone: float = 30.0      # ... when the tiles' own colour is not known
+    square_sep_nearer: tuple[float, float] | None = (8.0, 0.5)  # ... or (d, k) at least d
+                                        # and at most k times as far from the tiles' colour
+                                        # (a white tile on a pale premium square: 12-14)
     unlike_tile: float = 24.0           # a face this far from the tiles' is surely no tile
     group_tol: float = 10.0             # empty squares of a colour lie this close together
     group_plane_min: int = 8            # this many of them: their colour as a plane across
@@ -1348,16 +1351,22 @@ def tiles_on_squares(cand: np.ndarray, kinds: np.ndarray, colours: Squares,
 
     Ink on a plain square is a tile. On a special square (2x, 3x, a sign, the printed
     centre numbers) a candidate is a tile only when its face differs from that kind's
-    empty colour and lies nearer the tiles' colour (when that is unknown: differs by
-    ``square_sep_alone``), or when it is ``washed`` white by a glare: then colour tells
-    nothing, and the reader tells a square's own print by its likeness to its siblings'
-    (:func:`_label_likeness`)."""
+    empty colour (``square_sep``) and lies nearer the tiles' colour, or differs less but
+    lies far nearer the tiles' (``square_sep_nearer``: a white tile on a pale premium
+    square; an empty special square's face lies at least 0.8 times as far from the tiles'
+    colour as from its own on the development renders) (when the tiles' colour is unknown:
+    differs by ``square_sep_alone``), or when it is ``washed`` white by a glare: then
+    colour tells nothing, and the reader tells a square's own print by its likeness to
+    its siblings' (:func:`_label_likeness`)."""
     cfg = config or TilesConfig()
     d_sq, d_tile = colours.d_square, colours.d_tile
     plain = kinds == "plain"
     no_colour = ~np.isfinite(d_sq) | washed      # to tell a tile by
     if colours.tile is not None:
         special = cand & (d_sq > cfg.square_sep) & (d_tile < d_sq)
+        if cfg.square_sep_nearer is not None:
+            least, k = cfg.square_sep_nearer
+            special |= cand & (d_sq > least) & (d_tile <= k * d_sq)
     else:
         special = cand & (d_sq > cfg.square_sep_alone)
     return (cand & plain) | (~plain & (special | (cand & no_colour)))
