@@ -164,3 +164,22 @@ def test_a_white_tile_on_a_pale_premium_square_is_read(real_sources):
     photo = collage(empty, loc.homography, loc.geometry, layout)
     reading = read_board(reshoot(photo, loc.homography, loc.geometry, rng).image, "mixmath")
     assert reading.cells == truth
+
+
+@pytest.mark.slow
+def test_the_gap_lines_round_an_off_centre_tiles_corner_are_no_part_of_its_numeral(
+        real_sources):
+    """A late game as laid (12 MP): the 81 at (5, 9) lies a tenth of a cell off its square,
+    and the gap lines round its top-left corner, an L too big for a thin box, were cut
+    with its 8 (read 15, then 8). Nearly all of the L's pixels lie in the cell's edge
+    band: it is dropped, and every cell is read right."""
+    from vision.reader import read_board
+
+    (empty, loc), sources = real_sources
+    rng = np.random.default_rng([58, 22])
+    k = int(rng.integers(20, 107))
+    layout = grow_layout(rng, loc.geometry, k, sources, tile_counts("mixmath"))
+    truth = truth_of(layout, loc.geometry)
+    assert truth[5][9] == 81
+    reading = read_board(collage(empty, loc.homography, loc.geometry, layout), "mixmath")
+    assert reading.cells == truth

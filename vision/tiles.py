@@ -116,6 +116,8 @@ class TilesConfig:
     line_thin: float = 0.035            # ... (this thin, at least 2 px) is a gap or rim line
     edge_elongated: float = 2.5         # touching the ink zone's edge and this elongated:
                                         # the square showing beside an offset tile
+    edge_share: float = 0.9             # a component with this share of its pixels in the
+                                        # edge band is rim or gap lines (an L round a corner)
     underline_flat: float = 0.4         # h < this * w: flat (an underline, a minus)
     underline_taller: float = 2.0       # an underline lies below a glyph this much taller
     speck_ratio: float = 0.12           # a component above/below a glyph, this small, is dirt
@@ -717,6 +719,13 @@ class _Cutter:
         seeded = np.zeros(n, bool)
         seeded[np.unique(labels[self.stats.ink & mask])] = True
         seeded[0] = False
+        # each component's share of its pixels in its cell's edge band (edge_band)
+        band = cfg.edge_band * p
+        along = [(np.arange(k) % p < band) | (np.arange(k) % p >= p - band)
+                 for k in mask.shape]
+        in_band = np.bincount(labels[mask & (along[0][:, None] | along[1][None, :])],
+                              minlength=n)
+        edge_share = (in_band / np.maximum(st[:, cv2.CC_STAT_AREA], 1)).tolist()
         st = st.tolist()
         by_cell: dict[tuple[int, int], list[int]] = {}
         for i in np.nonzero(seeded)[0].tolist():
@@ -731,7 +740,7 @@ class _Cutter:
             r, c = int(r), int(c)
             cg = CellGlyphs((r, c))
             groups, ok = _group_components(st, by_cell.get((r, c), []), p, (c * p, r * p),
-                                           boxes[r, c], self.split_pairs, cfg)
+                                           boxes[r, c], self.split_pairs, cfg, edge_share)
             if not self.split_pairs and len(groups) == 1:   # a token: a − or a ÷?
                 groups = [(groups[0][0] + _bar_dots(labels, st, groups[0][0], cfg), False)]
             face, contrast = face_grey[r][c], max(contrasts[r][c], 1.0)
@@ -926,10 +935,13 @@ def _tile_faces(stats: CellStats, rows: int, cols: int, p: int, cfg: TilesConfig
 
 
 def _group_components(st: np.ndarray, comps: list[int], p: int, origin: tuple[int, int],
-                      box: np.ndarray, split_pairs: bool, cfg: TilesConfig):
+                      box: np.ndarray, split_pairs: bool, cfg: TilesConfig,
+                      edge_share: list[float]):
     """Filter one cell's components and group them into glyphs, left to right. ``box``:
     (x0, y0, x1, y1) of the cell where ink may lie (:func:`_tile_faces`); a component
-    reaching its sides is the square or the tile's rim, not a glyph.
+    reaching its sides is the square or the tile's rim, not a glyph, and so is one lying
+    (``edge_share``, by component) nearly all in the cell's edge band: the rim or the gap
+    lines round a corner of a tile laid off its square, thin but an L (no thin box).
 
     Returns ([(member labels, split in two?)], found a glyph at all)."""
     ox, oy = origin
@@ -948,6 +960,8 @@ def _group_components(st: np.ndarray, comps: list[int], p: int, origin: tuple[in
         elongated = max(w, h) >= cfg.edge_elongated * min(w, h)
         if in_band and (min(w, h) <= thin or elongated):
             continue  # a piece of grid line, gap, tile rim or the seam between two tiles
+        if edge_share[i] >= cfg.edge_share:
+            continue
         sides = (x <= bx0) + (y <= by0) + (x + w >= bx1) + (y + h >= by1)
         cx, cy = x + w / 2, y + h / 2
         centre_in_band = min(cx, cy, p - cx, p - cy) < band
