@@ -650,6 +650,24 @@ def test_a_doubted_tile_gives_way_to_the_nets_empty_square_only_when_the_net_is_
     assert fused([0.2, 0.1, 0.4, 0.3]) == ("5", 0.4)
 
 
+def test_the_nets_digit_over_a_two_digit_reading_is_shown_to_check():
+    """The glyph reader read 81, the net 8: where the net's 8 is taken, surely (0.95) or
+    by the joint odds of a doubted reading, it is at most ``lost_digit`` sure (the net may
+    have lost a thin 1); a digit not of the 81 keeps the net's confidence."""
+    classes = (None, 8, 81, 5)
+
+    def fused(odds, glyph_conf, scores=None):
+        cells, conf = [[81]], np.array([[glyph_conf]])
+        cellnet.fuse(cells, conf, np.zeros((1, 1), bool), np.array([[odds]]), classes,
+                     cellnet.Weighing(sure=0.97, doubt=0.6, joint=0.01, lost_digit=0.85),
+                     scores=scores)
+        return cells[0][0], round(float(conf[0, 0]), 2)
+
+    assert fused([0.0, 0.98, 0.02, 0.0], 0.7) == (8, 0.85)
+    assert fused([0.0, 0.9, 0.02, 0.08], 0.3, {(0, 0): {81: 0.3, 8: 0.26}}) == (8, 0.85)
+    assert fused([0.0, 0.0, 0.02, 0.98], 0.7) == (5, 0.98)
+
+
 def test_a_washed_out_tile_the_net_half_believes_is_taken_where_its_sides_look_like_a_tiles():
     """A tile washed out by glare: no ink for the glyph reader, the net gives it a 4 at
     0.6. Taken where the square's sides look like the inked tiles' (>= 4 spreads), at the

@@ -263,6 +263,9 @@ class TilesConfig:
                                         # when it gives it this much (the glyph reader
                                         # lost a faint or thin digit; the net reads the
                                         # tile whole)
+    cellnet_lost_digit: float | None = 0.85  # ... and the other way round (the net's digit
+                                        # one of the glyph reader's two): the net's, at
+                                        # most this sure (it may have lost a thin one)
     cellnet_bare_sides: float | None = 3.0  # a square whose sides look like the empty
                                         # squares' (less than z spreads towards the inked
                                         # tiles') takes no joker from the net (cellnet.
@@ -348,7 +351,8 @@ class TilesConfig:
                         fair=self.cellnet_fair, likely_joker=self.cellnet_likely_joker,
                         sided=self.cellnet_sided, glared=self.cellnet_glared,
                         faded_dots=self.cellnet_faded_dots, joint=self.cellnet_joint,
-                        digit_count=self.cellnet_digit_count)
+                        digit_count=self.cellnet_digit_count,
+                        lost_digit=self.cellnet_lost_digit)
 
 
 @dataclass
