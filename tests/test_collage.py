@@ -204,3 +204,24 @@ def test_a_thin_second_digit_the_net_loses_is_shown_to_check(real_sources):
     wrong = [(r, c) for r, row in enumerate(truth) for c, v in enumerate(row)
              if reading.cells[r][c] != v]
     assert all(reading.confidence[r][c] < UNSURE_BELOW for r, c in wrong)
+
+
+@pytest.mark.slow
+def test_a_crowded_board_whose_lattice_runs_onto_the_table_is_found(real_sources):
+    """A re-shot late game (98 tiles, 1080p, cells ~33 px, on the second empty-board
+    photo): whole lines of the board hold no empty square, so the lattice's longest
+    unbroken run of lines was part of the board, and the squares past it (a few more on
+    the table's grain and the border's ruler) too many to leave out as strays: "the
+    squares seen do not fit its grid". The board's 14 lines holding the most squares
+    (and 2 either side) now bound them: found, every cell right."""
+    from samples.reshoot import reshoot
+    from vision.reader import read_board
+
+    _, sources = real_sources
+    empty, loc = _located("empty-2.jpg")
+    rng = np.random.default_rng([58, 57])
+    k = int(rng.integers(20, 107))
+    layout = grow_layout(rng, loc.geometry, k, sources, tile_counts("mixmath"))
+    photo = collage(empty, loc.homography, loc.geometry, layout)
+    reading = read_board(reshoot(photo, loc.homography, loc.geometry, rng).image, "mixmath")
+    assert reading.cells == truth_of(layout, loc.geometry)

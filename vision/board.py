@@ -1258,7 +1258,7 @@ def _lattice_to_grid(lat: _Lattice, rows: int, cols: int
     if du[0] * dv[1] - du[1] * dv[0] < 0:
         h = h @ swap
         ab = ab[:, ::-1]
-    ab = ab[_stray_squares_left_out(ab)]
+    ab = ab[_stray_squares_left_out(ab, max(rows, cols))]
     span = ab.max(0) - ab.min(0) + 1
     # which lattice axis runs along the columns (non-square boards)
     fits = [(cols, rows), (rows, cols)]
@@ -1293,16 +1293,24 @@ def _lattice_to_grid(lat: _Lattice, rows: int, cols: int
 
 _SPARE_SPAN = 2  # a lattice may run this many cells past the board (art in its border)
 _STRAY_SHARE = 0.05  # ... and this share of its squares lie farther off
+_CROWDED_STRAY_SHARE = 0.1  # ... or this share, past the board's lines (a crowded board)
 
 
-def _stray_squares_left_out(ab: np.ndarray) -> np.ndarray:
+def _stray_squares_left_out(ab: np.ndarray, n: int) -> np.ndarray:
     """(M,) bool, the lattice squares to keep: along each axis, the unbroken run of
     lattice lines holding the most squares, and the few (at most ``_STRAY_SHARE``) past a
     gap beyond it left out — a square or two seen past the board along its lattice (print
-    on its border, a box on the table), which would make it look too large to be one.
+    on its border, a box or the grain of the table), which would make it look too large
+    to be one. On a crowded board whole lines hold no empty square, and the run is a part
+    of the board: then the ``n`` lines (the board's) holding the most squares and
+    ``_SPARE_SPAN`` more either side are kept, and the few (``_CROWDED_STRAY_SHARE``)
+    past them left out.
 
     >>> ab = np.array([(a, b) for a in range(3) for b in range(3)] * 7 + [(5, 1)])
-    >>> _stray_squares_left_out(ab).tolist()[-2:]
+    >>> _stray_squares_left_out(ab, 3).tolist()[-2:]
+    [True, False]
+    >>> crowded = np.array([(a, 0) for a in (0, 1, 3, 4) for _ in range(5)] + [(9, 0)])
+    >>> _stray_squares_left_out(crowded, 5).tolist()[-2:]
     [True, False]
     """
     keep = np.ones(len(ab), bool)
@@ -1316,6 +1324,11 @@ def _stray_squares_left_out(ab: np.ndarray) -> np.ndarray:
         inside = (v >= best[0]) & (v < best[1])
         if np.count_nonzero(~inside) <= _STRAY_SHARE * len(v):
             keep &= inside
+        elif len(counts) > n + 2 * _SPARE_SPAN:
+            o = int(np.argmax(np.convolve(counts, np.ones(n, int), "valid")))
+            inside = (v >= o - _SPARE_SPAN) & (v < o + n + _SPARE_SPAN)
+            if np.count_nonzero(~inside) <= _CROWDED_STRAY_SHARE * len(v):
+                keep &= inside
     return keep
 
 
