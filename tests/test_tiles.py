@@ -145,6 +145,24 @@ def test_ink_on_a_pale_special_square_is_a_tile_when_its_face_is_far_nearer_the_
         [False, False, False, True]]
 
 
+def test_rim_lines_round_a_corner_are_dropped_but_a_stroke_near_the_side_is_kept():
+    """Components of one 64 px cell, all their pixels in its edge band: an L of gap lines
+    round its top-left corner (36 x 49 px) is rim, not ink; a glyph's stroke as near the
+    side but short (5 x 19 px: the left of a 9 on a tile laid left) is kept, as is a
+    numeral in the middle of the cell."""
+    p = 64
+    st = [[0, 0, p, p, p * p],          # (the background, never asked about)
+          [4, 5, 36, 49, 130],          # the L
+          [3, 20, 5, 19, 60],           # a stroke near the left side
+          [24, 20, 14, 28, 200]]        # a numeral in the middle
+    edge_share = [0.0, 1.0, 1.0, 0.0]
+    box = np.array([2, 2, 62, 62])
+    groups, _ = tiles._group_components(st, [1, 2, 3], p, (0, 0), box, True,
+                                        tiles.TilesConfig(), edge_share)
+    kept = sorted(i for members, _ in groups for i in members)
+    assert kept == [2, 3]
+
+
 def test_a_token_on_the_start_square_in_a_glare_is_read():
     """The start square is Calculissimo's only square with a star; its empty colour is its
     yellow siblings', so a token on it that a glare washes whiter than the other tokens is

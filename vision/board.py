@@ -1302,9 +1302,9 @@ def _stray_squares_left_out(ab: np.ndarray, n: int) -> np.ndarray:
     gap beyond it left out — a square or two seen past the board along its lattice (print
     on its border, a box or the grain of the table), which would make it look too large
     to be one. On a crowded board whole lines hold no empty square, and the run is a part
-    of the board: then the ``n`` lines (the board's) holding the most squares and
-    ``_SPARE_SPAN`` more either side are kept, and the few (``_CROWDED_STRAY_SHARE``)
-    past them left out.
+    of the board: then, where the ``n`` lines (the board's) holding the most squares
+    begin and end with squares, they and ``_SPARE_SPAN`` more either side are kept, and
+    the few (``_CROWDED_STRAY_SHARE``) past them left out.
 
     >>> ab = np.array([(a, b) for a in range(3) for b in range(3)] * 7 + [(5, 1)])
     >>> _stray_squares_left_out(ab, 3).tolist()[-2:]
@@ -1312,6 +1312,12 @@ def _stray_squares_left_out(ab: np.ndarray, n: int) -> np.ndarray:
     >>> crowded = np.array([(a, 0) for a in (0, 1, 3, 4) for _ in range(5)] + [(9, 0)])
     >>> _stray_squares_left_out(crowded, 5).tolist()[-2:]
     [True, False]
+
+    Not where the best lines end in an empty one (rows of pegs, no board's edge):
+
+    >>> pegs = np.array([(a, 0) for a in (0, 1, 2) for _ in range(6)] + [(8, 0), (9, 0)])
+    >>> bool(_stray_squares_left_out(pegs, 5).all())
+    True
     """
     keep = np.ones(len(ab), bool)
     for axis in (0, 1):
@@ -1327,7 +1333,9 @@ def _stray_squares_left_out(ab: np.ndarray, n: int) -> np.ndarray:
         elif len(counts) > n + 2 * _SPARE_SPAN:
             o = int(np.argmax(np.convolve(counts, np.ones(n, int), "valid")))
             inside = (v >= o - _SPARE_SPAN) & (v < o + n + _SPARE_SPAN)
-            if np.count_nonzero(~inside) <= _CROWDED_STRAY_SHARE * len(v):
+            # (play grows from the centre: a board's first and last lines show squares)
+            if (counts[o] and counts[o + n - 1]
+                    and np.count_nonzero(~inside) <= _CROWDED_STRAY_SHARE * len(v)):
                 keep &= inside
     return keep
 

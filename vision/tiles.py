@@ -116,8 +116,10 @@ class TilesConfig:
     line_thin: float = 0.035            # ... (this thin, at least 2 px) is a gap or rim line
     edge_elongated: float = 2.5         # touching the ink zone's edge and this elongated:
                                         # the square showing beside an offset tile
-    edge_share: float = 0.9             # a component with this share of its pixels in the
-                                        # edge band is rim or gap lines (an L round a corner)
+    edge_share: tuple[float, float] = (0.9, 0.5)  # a component with this share of its
+                                        # pixels in the edge band, running along this much
+                                        # of a side, is rim or gap lines (an L round a
+                                        # corner; not a glyph's stroke near the side)
     underline_flat: float = 0.4         # h < this * w: flat (an underline, a minus)
     underline_taller: float = 2.0       # an underline lies below a glyph this much taller
     speck_ratio: float = 0.12           # a component above/below a glyph, this small, is dirt
@@ -944,8 +946,9 @@ def _group_components(st: np.ndarray, comps: list[int], p: int, origin: tuple[in
     """Filter one cell's components and group them into glyphs, left to right. ``box``:
     (x0, y0, x1, y1) of the cell where ink may lie (:func:`_tile_faces`); a component
     reaching its sides is the square or the tile's rim, not a glyph, and so is one lying
-    (``edge_share``, by component) nearly all in the cell's edge band: the rim or the gap
-    lines round a corner of a tile laid off its square, thin but an L (no thin box).
+    (``edge_share``, by component) nearly all in the cell's edge band along much of a
+    side: the rim or the gap lines round a corner of a tile laid off its square, thin but
+    an L (no thin box).
 
     Returns ([(member labels, split in two?)], found a glyph at all)."""
     ox, oy = origin
@@ -964,7 +967,7 @@ def _group_components(st: np.ndarray, comps: list[int], p: int, origin: tuple[in
         elongated = max(w, h) >= cfg.edge_elongated * min(w, h)
         if in_band and (min(w, h) <= thin or elongated):
             continue  # a piece of grid line, gap, tile rim or the seam between two tiles
-        if edge_share[i] >= cfg.edge_share:
+        if edge_share[i] >= cfg.edge_share[0] and max(w, h) >= cfg.edge_share[1] * p:
             continue
         sides = (x <= bx0) + (y <= by0) + (x + w >= bx1) + (y + h >= by1)
         cx, cy = x + w / 2, y + h / 2
