@@ -50,6 +50,21 @@ def _located(name):
     return image, find_board(image, "mixmath")
 
 
+def _late_game(i, located, sources, reshots=1):
+    """Development collage ``[58, i]`` laid on ``located`` (an empty board's photo and its
+    board): its truth, the photo as laid and its first ``reshots`` re-shots at 1080p
+    (``samples.reshoot``), each drawn from one generator as the development sets were."""
+    from samples.reshoot import reshoot
+
+    empty, loc = located
+    rng = np.random.default_rng([58, i])
+    k = int(rng.integers(20, 107))
+    layout = grow_layout(rng, loc.geometry, k, sources, tile_counts("mixmath"))
+    photo = collage(empty, loc.homography, loc.geometry, layout)
+    shots = [reshoot(photo, loc.homography, loc.geometry, rng).image for _ in range(reshots)]
+    return truth_of(layout, loc.geometry), photo, shots
+
+
 @pytest.fixture(scope="module")
 def real_sources(real_truth):
     """The empty board and the tiles of the tile-set and last game photos, located."""
@@ -83,17 +98,11 @@ def test_a_pair_near_its_cells_side_keeps_its_outer_digit(real_sources):
     set's 81 lies so far right that its 1 touched the side of the cell's ink zone and was
     dropped as the square's colour showing round the tile (read 8). The zone now reaches
     the outer digit of a pair on a tile a tenth of a cell off centre."""
-    from samples.reshoot import reshoot
     from vision.reader import read_board
 
-    (empty, loc), sources = real_sources
-    rng = np.random.default_rng([58, 28])
-    k = int(rng.integers(20, 107))
-    layout = grow_layout(rng, loc.geometry, k, sources, tile_counts("mixmath"))
-    truth = truth_of(layout, loc.geometry)
+    located, sources = real_sources
+    truth, _, (shot,) = _late_game(28, located, sources)
     assert truth[6][3] == 81
-    photo = collage(empty, loc.homography, loc.geometry, layout)
-    shot = reshoot(photo, loc.homography, loc.geometry, rng).image
     reading = read_board(shot, "mixmath")
     assert reading.cells[6][3] == 81
     assert reading.cells == truth
@@ -107,22 +116,17 @@ def test_a_crowded_board_at_small_cells_keeps_the_grid_its_squares_show(real_sou
     lattice's squares, seen whole, sit near their cells' centres under the fine pass
     alone and not under the wide one, so the fine pass is kept: no hand, every cell
     right."""
-    from samples.reshoot import reshoot
     from vision.config import BoardConfig, VisionConfig
     from vision.reader import read_board
 
-    (empty, loc), sources = real_sources
-    rng = np.random.default_rng([58, 14])
-    k = int(rng.integers(20, 107))
-    layout = grow_layout(rng, loc.geometry, k, sources, tile_counts("mixmath"))
-    photo = collage(empty, loc.homography, loc.geometry, layout)
-    shots = [reshoot(photo, loc.homography, loc.geometry, rng).image for _ in range(2)]
+    located, sources = real_sources
+    truth, _, shots = _late_game(14, located, sources, reshots=2)
     stretched = read_board(shots[1], "mixmath",
                            config=VisionConfig(board=BoardConfig(wide_pass_squares_ratio=None)))
     assert len(stretched.occluded) > 10
     reading = read_board(shots[1], "mixmath")
     assert reading.occluded == []
-    assert reading.cells == truth_of(layout, loc.geometry)
+    assert reading.cells == truth
 
 
 @pytest.mark.slow
@@ -131,17 +135,12 @@ def test_a_tile_the_net_doubts_is_not_emptied_by_a_doubt_less_than_its_own(real_
     never saw the set's font, calls the square empty at 0.2 and the 2 no likelier than an
     8. The empty square used to take the cell (a blank judge then made it a "?"); the 2
     stays, shown to check, and every cell is right."""
-    from samples.reshoot import reshoot
     from vision.reader import read_board
 
-    (empty, loc), sources = real_sources
-    rng = np.random.default_rng([58, 16])
-    k = int(rng.integers(20, 107))
-    layout = grow_layout(rng, loc.geometry, k, sources, tile_counts("mixmath"))
-    truth = truth_of(layout, loc.geometry)
+    located, sources = real_sources
+    truth, _, (shot,) = _late_game(16, located, sources)
     assert truth[10][6] == 2
-    photo = collage(empty, loc.homography, loc.geometry, layout)
-    reading = read_board(reshoot(photo, loc.homography, loc.geometry, rng).image, "mixmath")
+    reading = read_board(shot, "mixmath")
     assert reading.cells == truth
     assert reading.confidence[10][6] < 0.9
 
@@ -151,18 +150,12 @@ def test_a_white_tile_on_a_pale_premium_square_is_read(real_sources):
     """A re-shot game on the other empty board photo (1080p): the 12 on a 2x square shows
     a face 13.5 from the square's colour, short of ``square_sep`` (14), but 4.9 from the
     tiles': it was taken for the square (and, the set calibrated, left so), now read."""
-    from samples.reshoot import reshoot
     from vision.reader import read_board
 
     _, sources = real_sources
-    empty, loc = _located("empty-2.jpg")
-    rng = np.random.default_rng([58, 15])
-    k = int(rng.integers(20, 107))
-    layout = grow_layout(rng, loc.geometry, k, sources, tile_counts("mixmath"))
-    truth = truth_of(layout, loc.geometry)
+    truth, _, (shot,) = _late_game(15, _located("empty-2.jpg"), sources)
     assert truth[10][10] == 12
-    photo = collage(empty, loc.homography, loc.geometry, layout)
-    reading = read_board(reshoot(photo, loc.homography, loc.geometry, rng).image, "mixmath")
+    reading = read_board(shot, "mixmath")
     assert reading.cells == truth
 
 
@@ -175,13 +168,10 @@ def test_the_gap_lines_round_an_off_centre_tiles_corner_are_no_part_of_its_numer
     band: it is dropped, and every cell is read right."""
     from vision.reader import read_board
 
-    (empty, loc), sources = real_sources
-    rng = np.random.default_rng([58, 22])
-    k = int(rng.integers(20, 107))
-    layout = grow_layout(rng, loc.geometry, k, sources, tile_counts("mixmath"))
-    truth = truth_of(layout, loc.geometry)
+    located, sources = real_sources
+    truth, photo, _ = _late_game(22, located, sources, reshots=0)
     assert truth[5][9] == 81
-    reading = read_board(collage(empty, loc.homography, loc.geometry, layout), "mixmath")
+    reading = read_board(photo, "mixmath")
     assert reading.cells == truth
 
 
@@ -190,17 +180,12 @@ def test_a_thin_second_digit_the_net_loses_is_shown_to_check(real_sources):
     """A re-shot game (1080p, cells ~38 px): the glyph reader reads the set's 81 at 0.51,
     the net, taught on renders, an 8 at 0.92 (the 81 at 0.03). The net's 8 was taken and
     shown sure; it is no longer: every cell is right or shown to check."""
-    from samples.reshoot import reshoot
     from vision.reader import UNSURE_BELOW, read_board
 
-    (empty, loc), sources = real_sources
-    rng = np.random.default_rng([58, 78])
-    k = int(rng.integers(20, 107))
-    layout = grow_layout(rng, loc.geometry, k, sources, tile_counts("mixmath"))
-    truth = truth_of(layout, loc.geometry)
+    located, sources = real_sources
+    truth, _, (shot,) = _late_game(78, located, sources)
     assert truth[9][4] == 81
-    photo = collage(empty, loc.homography, loc.geometry, layout)
-    reading = read_board(reshoot(photo, loc.homography, loc.geometry, rng).image, "mixmath")
+    reading = read_board(shot, "mixmath")
     wrong = [(r, c) for r, row in enumerate(truth) for c, v in enumerate(row)
              if reading.cells[r][c] != v]
     assert all(reading.confidence[r][c] < UNSURE_BELOW for r, c in wrong)
@@ -214,14 +199,8 @@ def test_a_crowded_board_whose_lattice_runs_onto_the_table_is_found(real_sources
     the table's grain and the border's ruler) too many to leave out as strays: "the
     squares seen do not fit its grid". The board's 14 lines holding the most squares
     (and 2 either side) now bound them: found, every cell right."""
-    from samples.reshoot import reshoot
     from vision.reader import read_board
 
     _, sources = real_sources
-    empty, loc = _located("empty-2.jpg")
-    rng = np.random.default_rng([58, 57])
-    k = int(rng.integers(20, 107))
-    layout = grow_layout(rng, loc.geometry, k, sources, tile_counts("mixmath"))
-    photo = collage(empty, loc.homography, loc.geometry, layout)
-    reading = read_board(reshoot(photo, loc.homography, loc.geometry, rng).image, "mixmath")
-    assert reading.cells == truth_of(layout, loc.geometry)
+    truth, _, (shot,) = _late_game(57, _located("empty-2.jpg"), sources)
+    assert read_board(shot, "mixmath").cells == truth
