@@ -616,7 +616,8 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
          probs: np.ndarray, classes: tuple, rules: Weighing, *,
          blanks: int | None = None, sides: np.ndarray | None = None,
          glare: np.ndarray | None = None, inked_jokers: bool = False,
-         sees_blanks: bool = True, scores: dict | None = None) -> None:
+         sees_blanks: bool = True, scores: dict | None = None,
+         pairs: np.ndarray | None = None) -> None:
     """Weigh the glyph reading (``cells``, ``confidence``, changed in place) with the net's
     ``probs`` under ``rules``: where they differ, the net's answer is taken when it is at
     least ``sure`` or the glyph reading's confidence is below ``doubt`` (its empty square
@@ -665,7 +666,10 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
     taken at most that sure: the net, taught on renders, loses a real set's thin 1 or
     off-centre 3 (collages of the real set re-shot: 81 read 8 at 0.93-0.98, 63 read 6 at
     0.96; dev Mixmath tier 2 renders, 600 photos: the net right both times, at 0.51 and
-    0.89).
+    0.89). But where the glyph reader read its two digits from two glyphs side by side
+    (``pairs``, (rows, cols) bool: :func:`vision.tiles.side_by_side`), the ink of two
+    digits, its reading stands, no surer than the net leaves room for (those collages'
+    81s: an 8 and a 1 as tall; the render-taught whole-tile readers lose the set's thin 1).
 
     >>> cells, conf = [[None, "5", None, "7"]], np.array([[1.0, 0.5, 1.0, 0.8]])
     >>> probs = np.array([[[0.02, 0, 0, 0.98], [0.1, 0.9, 0, 0], [0.01, 0, 0, 0.99],
@@ -725,6 +729,10 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
         if mine not in known or (mine == "?" and theirs is None and not sees_blanks):
             continue
         p = p_best[r, c]
+        if (pairs is not None and pairs[r, c] and _numbers(mine, theirs)
+                and theirs < 10 <= mine and theirs in divmod(mine, 10)):
+            confidence[r, c] = min(confidence[r, c], 1 - p)   # two digits' ink: one lost
+            continue
         tile_sides = (mine is None and sided is not None and sides is not None
                       and sides[r, c] >= sided[1])
         sided_tile = tile_sides and p >= sided[0]

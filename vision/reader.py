@@ -148,7 +148,7 @@ def _disputed(glyph_cells: list[list], fused_cells: list[list], net_says: np.nda
 def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: np.ndarray,
           sides: np.ndarray, game: str, cfg: tiles.TilesConfig,
           glare: np.ndarray | None = None, inked_jokers: bool = False,
-          scores: dict | None = None) -> np.ndarray:
+          scores: dict | None = None, pairs: np.ndarray | None = None) -> np.ndarray:
     """The glyph reading (``cells``, ``confidence``: changed in place) weighed with the
     net's ``probs`` under ``cfg``'s rules: the sides' veto on the net's jokers
     (:func:`vision.cellnet.bare_of_jokers`; a net taught its set's blanks is vetoed on
@@ -156,7 +156,8 @@ def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: n
     :func:`vision.cellnet.fuse` (``sides``:
     ``GridRead.sides_like``, ``glare``: ``GridRead.glare``; ``inked_jokers``: the set's
     jokers wear a star, boardsight's print-and-play; ``scores``: the glyph reader's odds,
-    {cell: {value: probability}}), then the net's doubt where a tile
+    {cell: {value: probability}}; ``pairs``: its numbers read from two digits side by
+    side, :func:`vision.tiles.side_by_side`), then the net's doubt where a tile
     may lie unseen (:func:`vision.cellnet.doubt_the_unseen`). Returns the
     probabilities as weighed, which :func:`hold_to_play` then goes on. (``bench.fusion`` replays
     the reading's weighing through this.)"""
@@ -171,7 +172,7 @@ def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: n
     cellnet.fuse(cells, confidence, leave, probs, classes, cfg.weighing,
                  blanks=tiles.blank_tiles_of(game), sides=sides, glare=glare,
                  inked_jokers=inked_jokers, sees_blanks=cellnet.sees_blanks(game),
-                 scores=scores)
+                 scores=scores, pairs=pairs)
     if bare is not None:   # a joker the sides speak against, let through: shown to check
         doubted &= np.array(cells, dtype=object) == "?"
         confidence[doubted] = np.minimum(confidence[doubted], cfg.conf_bare_joker)
@@ -351,8 +352,9 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     the weighing): ``glyph_cells``, ``glyph_confidence``, ``leave``, ``probs``,
     ``probs_once`` (the net's, without its second look), ``sides``
     (``GridRead.sides_like``), ``glare`` (``GridRead.glare``), ``inked_jokers``
-    (:func:`weigh`), ``occluded`` (``GridRead.occluded``) and ``glyph_scores`` ({cell:
-    {value: probability}} of the tiles the glyph classifier read)."""
+    (:func:`weigh`), ``occluded`` (``GridRead.occluded``), ``glyph_scores`` ({cell:
+    {value: probability}} of the tiles the glyph classifier read) and ``pairs``
+    (:func:`vision.tiles.side_by_side`)."""
     from . import board
 
     t0 = time.perf_counter() if t0 is None else t0
@@ -410,6 +412,7 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     if probs is not None:   # before Tesseract: what the net settles it need not
         glyph_cells = [row[:] for row in read.cells]
         glyph_scores = {cg.cell: scores for cg, scores in read.reads}
+        pairs = tiles.side_by_side(read.reads, (g.rows, g.cols), tiles_cfg)
         leave = read.occluded.copy()
         # a calibrated set's font was learned by the glyph reader, never seen by the net:
         # there the net only settles what the glyph reader is unsure of
@@ -425,10 +428,10 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
                          leave=leave.copy(), probs=probs, probs_once=probs_once,
                          sides=read.sides_like, glare=read.glare,
                          inked_jokers=kw["inked_jokers"], occluded=read.occluded.copy(),
-                         glyph_scores=glyph_scores)
+                         glyph_scores=glyph_scores, pairs=pairs)
         net_probs = probs
         probs = weigh(read.cells, read.confidence, leave, probs, read.sides_like, game,
-                      tiles_cfg, read.glare, kw["inked_jokers"], glyph_scores)
+                      tiles_cfg, read.glare, kw["inked_jokers"], glyph_scores, pairs)
         if not kw["inked_jokers"]:   # own sets (a print-and-play blank wears a star)
             view = JudgeView(grid, read.cells, game)
             probs = judge_blanks(view, read.cells, read.confidence, leave, net_probs, probs,

@@ -268,6 +268,11 @@ class TilesConfig:
     cellnet_lost_digit: float | None = 0.85  # ... and the other way round (the net's digit
                                         # one of the glyph reader's two): the net's, at
                                         # most this sure (it may have lost a thin one)
+    digit_pair: tuple[float, float, float] | None = (0.9, 0.1, 0.6)
+                                        # ... unless the two were glyphs as tall as each
+                                        # other (this share), in line (within this share
+                                        # of their height), as wide together as this share
+                                        # of it (side_by_side): then the glyph reading stands
     cellnet_bare_sides: float | None = 3.0  # a square whose sides look like the empty
                                         # squares' (less than z spreads towards the inked
                                         # tiles') takes no joker from the net (cellnet.
@@ -897,6 +902,37 @@ def _misaligned(a: Glyph, b: Glyph, cfg: TilesConfig) -> bool:
     tol = cfg.pair_align * max(a.box[3], b.box[3])
     return (abs(a.box[1] - b.box[1]) > tol
             or abs(a.box[1] + a.box[3] - b.box[1] - b.box[3]) > tol)
+
+
+def side_by_side(reads: list, shape: tuple[int, int], config: TilesConfig | None = None
+                 ) -> np.ndarray:
+    """(rows, cols) bool: the cells of ``reads`` (:attr:`GridRead.reads`) read from two
+    glyphs that look like the two digits of one number (``digit_pair``: h, a, w): as tall
+    as each other (the shorter at least h of the taller), their tops and baselines in line
+    (within a of that height), and as wide together as w of it (two slivers of one
+    digit's strokes are not). Such ink is two digits, whatever a whole-tile reader says.
+
+    >>> g = lambda box: Glyph((0, 0), np.ones(box[:1:-1], np.float32), box)
+    >>> reads = [(CellGlyphs((0, 0), [g((10, 20, 24, 35)), g((36, 20, 12, 34))]), {}),
+    ...          (CellGlyphs((0, 1), [g((10, 20, 19, 41)), g((29, 22, 31, 48))]), {}),
+    ...          (CellGlyphs((0, 2), [g((10, 20, 4, 18)), g((14, 20, 3, 18))]), {})]
+    >>> side_by_side(reads, (1, 3)).tolist()
+    [[True, False, False]]
+    """
+    cfg = config or TilesConfig()
+    out = np.zeros(shape, bool)
+    if cfg.digit_pair is None:
+        return out
+    tall, line, wide = cfg.digit_pair
+    for cg, _ in reads:
+        if len(cg.glyphs) != 2:
+            continue
+        (_, ya, _, ha), (_, yb, _, hb) = (g.box for g in cg.glyphs)
+        h = max(ha, hb)
+        x0, _, x1, _ = cg.span
+        out[cg.cell] = (min(ha, hb) >= tall * h and abs(ya - yb) <= line * h
+                        and abs(ya + ha - yb - hb) <= line * h and x1 - x0 >= wide * h)
+    return out
 
 
 def _joined(glyphs: list[Glyph]) -> Glyph:
