@@ -202,3 +202,21 @@ def test_a_crowded_board_whose_lattice_runs_onto_the_table_is_found(real_sources
     _, sources = real_sources
     truth, _, (shot,) = _late_game(57, _located("empty-2.jpg"), sources)
     assert read_board(shot, "mixmath").cells == truth
+
+
+@pytest.mark.slow
+def test_a_tile_of_the_sets_font_stands_against_the_nets_sure_other_tile(real_sources):
+    """A late game re-shot (1080p): the set's 6, read 6 at 0.94 by the glyph reader (the
+    set's font not recognised on this blurred shot), read 8 at 0.973 by the net, which
+    was never taught that font and, on such sets, mistakes surely. A tile over a tile on a
+    set with a profile now wants 0.99 (``cellnet_sure_set_font``): every cell right;
+    without it the 8."""
+    from vision.reader import read_board
+    from vision.tiles import TilesConfig
+
+    located, sources = real_sources
+    truth, _, (_, shot) = _late_game(96, located, sources, reshots=2)
+    assert truth[3][12] == 6
+    assert read_board(shot, "mixmath").cells == truth
+    assert read_board(shot, "mixmath", config=TilesConfig(cellnet_sure_set_font=None)
+                      ).cells[3][12] == 8

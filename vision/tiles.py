@@ -236,6 +236,9 @@ class TilesConfig:
     tesseract_px: int = 48              # height each unsure tile is pasted at in the strip
     use_cellnet: bool = True            # weigh the reading with the cell net's (vision.cellnet)
     cellnet_sure: float = 0.97          # the net's answer is taken when it is this sure ...
+    cellnet_sure_set_font: float | None = 0.99  # ... (another tile over a tile, on a set
+                                        # whose profile learned its font: one the net was
+                                        # never taught, and mistakes surely) this sure ...
     cellnet_doubt: float = 0.6          # ... or the glyph reading is less sure than this
     cellnet_fair: tuple[float, float] | None = (0.7, 0.8)  # ... or the net is at least
                                         # this sure and the glyph reading below that
