@@ -220,3 +220,19 @@ def test_a_tile_of_the_sets_font_stands_against_the_nets_sure_other_tile(real_so
     assert read_board(shot, "mixmath").cells == truth
     assert read_board(shot, "mixmath", config=TilesConfig(cellnet_sure_set_font=None)
                       ).cells[3][12] == 8
+
+
+@pytest.mark.slow
+def test_a_thin_1_read_beside_its_8_is_no_lost_digit(real_sources):
+    """A 98-tile late game re-shot at 1080p: the plain cut of the set's 81 is an 8 and a
+    1 in line (the thin 1 a little shorter), read 81 surely; the whole-tile model, taught
+    on renders, gives the 8 far more, and the 8 was read. Two digits read so keep a
+    two-digit value (``TilesConfig.pair_sure``): every cell right; without it the 8."""
+    from vision.reader import read_board
+    from vision.tiles import TilesConfig
+
+    _, sources = real_sources
+    truth, _, (_, shot) = _late_game(57, _located("empty-2.jpg"), sources, reshots=2)
+    assert truth[2][9] == 81
+    assert read_board(shot, "mixmath").cells == truth
+    assert read_board(shot, "mixmath", config=TilesConfig(pair_sure=None)).cells[2][9] == 8

@@ -602,3 +602,35 @@ def test_numbers_tell_the_turn_of_a_board_found_a_quarter_turn_off(seed):
         scores = tiles.upright_scores(tiles.turned(grid, k), "mixmath")
         best, second = np.sort(scores)[::-1][:2]
         assert int(np.argmax(scores)) == (-k) % 4 and best - second > 0.3
+
+
+def test_two_digits_side_by_side_read_surely_keep_a_two_digit_value():
+    """The real set's 81 re-shot: the plain cut is an 8 and a 1 in line (the 1 a few px
+    shorter), read 81 at 0.87; another cut reads its 8 alone, and the whole-tile model,
+    taught on renders, gives 8 far more than 81. Two digits' ink read surely keeps a
+    two-digit value (``pair_sure``); without the rule the 8 wins, and a pair read unsurely
+    (a 3 cut as 1 and 3) leaves the one-digit values in."""
+    from vision.tilemodel import TILE_VALUES
+
+    def glyph(x, y, w, h):
+        return tiles.Glyph((0, 0), np.ones((h, w), np.float32), (x, y, w, h))
+
+    pair = [glyph(10, 20, 24, 36), glyph(34, 20, 13, 32)]
+    two = np.full((2, 10), 0.001)
+    two[0, 8], two[1, 1] = 0.87, 0.999
+    one = np.full((1, 10), 0.005)
+    one[0, 8] = 0.95
+    tile = np.full(len(TILE_VALUES), 0.005)
+    tile[TILE_VALUES.index(8)], tile[TILE_VALUES.index(81)] = 0.4, 0.0005
+    tile /= tile.sum()
+
+    def combined(two_digit_q, cfg):
+        value, q, scores = tiles.decode_mixmath(two)
+        q = two_digit_q
+        readings = [(value, q, scores, pair, True, 1.0),
+                    (*tiles.decode_mixmath(one), [glyph(10, 20, 24, 36)], True, 0.5)]
+        return tiles.combine_readings(readings, tile, cfg)[0]
+
+    assert combined(0.87, tiles.TilesConfig()) == 81
+    assert combined(0.87, tiles.TilesConfig(pair_sure=None)) == 8
+    assert combined(0.5, tiles.TilesConfig()) == 8

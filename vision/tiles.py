@@ -271,11 +271,14 @@ class TilesConfig:
     cellnet_lost_digit: float | None = 0.85  # ... and the other way round (the net's digit
                                         # one of the glyph reader's two): the net's, at
                                         # most this sure (it may have lost a thin one)
-    digit_pair: tuple[float, float, float] | None = (0.9, 0.1, 0.6)
+    digit_pair: tuple[float, float, float] | None = (0.85, 0.15, 0.6)
                                         # ... unless the two were glyphs as tall as each
                                         # other (this share), in line (within this share
                                         # of their height), as wide together as this share
                                         # of it (side_by_side): then the glyph reading stands
+    pair_sure: float | None = 0.8       # ... and where the glyph classifier reads such a
+                                        # plain cut this surely, the tile model's one-digit
+                                        # values are out (combine_readings)
     cellnet_bare_sides: float | None = 3.0  # a square whose sides look like the empty
                                         # squares' (less than z spreads towards the inked
                                         # tiles') takes no joker from the net (cellnet.
@@ -924,18 +927,21 @@ def side_by_side(reads: list, shape: tuple[int, int], config: TilesConfig | None
     """
     cfg = config or TilesConfig()
     out = np.zeros(shape, bool)
-    if cfg.digit_pair is None:
-        return out
-    tall, line, wide = cfg.digit_pair
     for cg, _ in reads:
-        if len(cg.glyphs) != 2:
-            continue
-        (_, ya, _, ha), (_, yb, _, hb) = (g.box for g in cg.glyphs)
-        h = max(ha, hb)
-        x0, _, x1, _ = cg.span
-        out[cg.cell] = (min(ha, hb) >= tall * h and abs(ya - yb) <= line * h
-                        and abs(ya + ha - yb - hb) <= line * h and x1 - x0 >= wide * h)
+        out[cg.cell] = _two_digits(cg.glyphs, cfg)
     return out
+
+
+def _two_digits(glyphs: list[Glyph], cfg: TilesConfig) -> bool:
+    """Whether a cut's glyphs look like the two digits of one number (:func:`side_by_side`)."""
+    if cfg.digit_pair is None or len(glyphs) != 2:
+        return False
+    tall, line, wide = cfg.digit_pair
+    (_, ya, _, ha), (_, yb, _, hb) = (g.box for g in glyphs)
+    h = max(ha, hb)
+    x0, _, x1, _ = _span(glyphs)
+    return (min(ha, hb) >= tall * h and abs(ya - yb) <= line * h
+            and abs(ya + ha - yb - hb) <= line * h and x1 - x0 >= wide * h)
 
 
 def _joined(glyphs: list[Glyph]) -> Glyph:
@@ -1807,6 +1813,10 @@ def combine_readings(readings: list[tuple], tile: np.ndarray | None, cfg: TilesC
         glyph[idx[better]] = ev[better]
         source[idx[better]] = k
     post = glyph * np.power(tile, cfg.tile_weight)
+    _, plain_q, _, plain_cut = readings[0][:4]
+    if (cfg.pair_sure is not None and plain_q >= cfg.pair_sure
+            and _two_digits(plain_cut, cfg)):
+        post[_VALUE_INDEX[10]] = 0.0   # two digits' ink, read surely: no one-digit value
     post /= post.sum()
     i = int(np.argmax(post))
     _, _, _, cut, ok, _ = readings[source[i]]
