@@ -72,7 +72,8 @@ def test_the_fusion_bench_replays_the_readers_own_weighing():
     reading = read_located(img, "calculissimo", board.find_board(img, "calculissimo"),
                            config=cfg, trace=trace)
     assert set(trace) == {"glyph_cells", "glyph_confidence", "leave", "probs", "probs_once",
-                          "sides", "glare", "inked_jokers", "occluded", "glyph_scores"}
+                          "sides", "glare", "inked_jokers", "occluded", "glyph_scores",
+                          "pairs", "set_font"}
     read = Read("calculissimo", truth["cells"], trace)
     assert weighed(read, cfg) == reading.cells
     assert score([read], cfg) == (1, 0)                       # (the fair-rule test's photo)

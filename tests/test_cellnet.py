@@ -939,7 +939,8 @@ def test_no_more_tiles_of_a_value_than_the_set_has(game, seed, cell, value, unbl
     """Seeded tier-2 renders (held-out fonts, development seeds): without the set's counts
     a tile is read as a value the set has no more of; with them every cell is right and
     the mended one is shown unsure (both readers' odds on a doubted tile left out: on the
-    Mixmath board they turn another cell; the sign judge, which mends the ÷ as well, too)."""
+    Mixmath board they turn another cell; the sign judge, which mends the ÷ as well, too;
+    and two digits read side by side, ``pair_sure``, which read that 13 by themselves)."""
     from collections import Counter
     from dataclasses import replace
 
@@ -951,7 +952,8 @@ def test_no_more_tiles_of_a_value_than_the_set_has(game, seed, cell, value, unbl
                                   resolution=(1920, 1080))
     assert truth["cells"][cell[0]][cell[1]] == value
     counts = tiles.tile_counts_of(game)
-    cfg = replace(tiles.TilesConfig(), cellnet_joint=None, sign_judge_sure=None)
+    cfg = replace(tiles.TilesConfig(), cellnet_joint=None, sign_judge_sure=None,
+                  pair_sure=None)
     off = read_board(img, game, config=replace(cfg, cellnet_set_counts=False))
     misread = off.cells[cell[0]][cell[1]]
     assert misread != value
