@@ -236,3 +236,23 @@ def test_a_thin_1_read_beside_its_8_is_no_lost_digit(real_sources):
     assert truth[2][9] == 81
     assert read_board(shot, "mixmath").cells == truth
     assert read_board(shot, "mixmath", config=TilesConfig(pair_sure=None)).cells[2][9] == 8
+
+
+@pytest.mark.slow
+def test_a_crowded_board_turned_45_degrees_is_found_by_its_outline(real_sources):
+    """A 100-tile late game re-shot at 1080p, the board turned 45° and its cells ~25 px:
+    too few squares show for a lattice, and the outline look's grid (the board's edge,
+    its lines evenly spaced inside) follows the layout at 0.40 only, the tiles on plain
+    squares counting against it, where 0.7 is asked; a cell or two off it follows it at
+    0.10 at most. That clear lead now takes it (``outline_layout_lead``): found, every
+    cell right; without it "no board"."""
+    from dataclasses import replace
+
+    from vision.board import BoardConfig, BoardNotFound, find_board
+    from vision.reader import read_board
+
+    located, sources = real_sources
+    truth, _, (_, shot) = _late_game(138, located, sources, reshots=2)
+    assert read_board(shot, "mixmath").cells == truth
+    with pytest.raises(BoardNotFound):
+        find_board(shot, "mixmath", config=replace(BoardConfig(), outline_layout_lead=None))

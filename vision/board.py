@@ -518,11 +518,26 @@ def _outline_look(photo: _Photo, game: str, geometry: BoardGeometry | None,
                           cfg, details, unlined=None)
         if loc is None or loc.quality < cfg.min_quality:
             continue
-        fit = _layout_fit(photo, loc)
-        if fit is not None and fit >= cfg.outline_layout and (
-                best is None or loc.quality > best.quality):
+        if _outline_layout_holds(photo, loc, cfg) and (best is None
+                                                        or loc.quality > best.quality):
             best = loc
     return best
+
+
+def _outline_layout_holds(photo: _Photo, loc: BoardLocation, cfg: BoardConfig) -> bool:
+    """Whether the squares where an outline's grid puts them follow the layout well enough
+    to take it (:func:`_outline_look`): by ``cfg.outline_layout``, or, at least by
+    ``cfg.layout_doubt``, far better than a cell or two off (``cfg.outline_layout_lead``:
+    on a crowded board the tiles on plain squares pull the fit down wherever the grid
+    lies, and the layout's peak stays where the board is)."""
+    shifts = [(0, 0)] + [s for s in _NEIGHBOURS if s != (0, 0)]
+    g = loc.geometry
+    fits = _layout_scores(photo, loc.grid_homography, loc.game, g.rows, g.cols, shifts)
+    if fits is None:
+        return False
+    lead = cfg.outline_layout_lead
+    return bool(fits[0] >= cfg.outline_layout or (
+        lead is not None and fits[0] >= cfg.layout_doubt and fits[0] - fits[1:].max() >= lead))
 
 
 def _outlines(bgr: np.ndarray, least_side: float, cfg: BoardConfig) -> list[np.ndarray]:

@@ -118,6 +118,10 @@ class BoardConfig:
     outline_layout: float = 0.7
     """... and the colours of the squares where the grid puts them follow the layout this
     well (:func:`vision.board._layout_fit`; the lattice's finds need ``layout_doubt``)."""
+    outline_layout_lead: float | None = 0.25
+    """... or at least ``layout_doubt`` well and by this much better than where the grid
+    a cell or two off puts them (a crowded real board, 100 tiles at ~25 px cells and 45°:
+    0.40 in place, at most 0.10 off it)."""
 
     # -- cell candidates (connected components of the 'cell' mask)
     min_cell_px: float = 5.0
