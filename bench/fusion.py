@@ -78,7 +78,7 @@ def weighed(read: Read, cfg: tiles.TilesConfig, second_look: bool = True) -> lis
     cells, confidence = copy.deepcopy(t["glyph_cells"]), t["glyph_confidence"].copy()
     probs = weigh(cells, confidence, t["leave"], t["probs"] if second_look else t["probs_once"],
                   t["sides"], read.game, cfg, t["glare"], t["inked_jokers"], t["glyph_scores"],
-                  t["pairs"], t["set_font"])
+                  t["pairs"])
     hold_to_play(cells, confidence, probs, read.game, cfg, t["occluded"])
     return cells
 

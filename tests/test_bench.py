@@ -73,7 +73,7 @@ def test_the_fusion_bench_replays_the_readers_own_weighing():
                            config=cfg, trace=trace)
     assert set(trace) == {"glyph_cells", "glyph_confidence", "leave", "probs", "probs_once",
                           "sides", "glare", "inked_jokers", "occluded", "glyph_scores",
-                          "pairs", "set_font"}
+                          "pairs"}
     read = Read("calculissimo", truth["cells"], trace)
     assert weighed(read, cfg) == reading.cells
     assert score([read], cfg) == (1, 0)                       # (the fair-rule test's photo)

@@ -688,25 +688,6 @@ def test_two_digits_side_by_side_stand_against_the_nets_one():
     assert fused([0.0, 0.0, 0.02, 0.98], 0.7, True) == (5, 0.98)
 
 
-def test_another_tile_over_a_tile_wants_retile_sure():
-    """On a set whose own font the net was never taught (``retile_sure``), the net's 8 at
-    0.973 no longer replaces the glyph reader's 6 at 0.94: the 6 stands, as unsure as the
-    net leaves room for. At 0.995 the 8 is taken; an empty square or a tile for nothing
-    keeps the plain ``sure``."""
-    classes = (None, 6, 8)
-
-    def fused(mine, odds, retile_sure):
-        cells, conf = [[mine]], np.array([[0.94]])
-        cellnet.fuse(cells, conf, np.zeros((1, 1), bool), np.array([[odds]]), classes,
-                     cellnet.Weighing(sure=0.97, doubt=0.6, retile_sure=retile_sure))
-        return cells[0][0], round(float(conf[0, 0]), 2)
-
-    assert fused(6, [0.0, 0.027, 0.973], None) == (8, 0.97)
-    assert fused(6, [0.0, 0.027, 0.973], 0.99) == (6, 0.03)
-    assert fused(6, [0.0, 0.005, 0.995], 0.99) == (8, 0.99)
-    assert fused(None, [0.02, 0.005, 0.975], 0.99) == (8, 0.97)
-
-
 def test_a_washed_out_tile_the_net_half_believes_is_taken_where_its_sides_look_like_a_tiles():
     """A tile washed out by glare: no ink for the glyph reader, the net gives it a 4 at
     0.6. Taken where the square's sides look like the inked tiles' (>= 4 spreads), at the

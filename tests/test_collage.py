@@ -205,24 +205,6 @@ def test_a_crowded_board_whose_lattice_runs_onto_the_table_is_found(real_sources
 
 
 @pytest.mark.slow
-def test_a_tile_of_the_sets_font_stands_against_the_nets_sure_other_tile(real_sources):
-    """A late game re-shot (1080p): the set's 6, read 6 at 0.94 by the glyph reader (the
-    set's font not recognised on this blurred shot), read 8 at 0.973 by the net, which
-    was never taught that font and, on such sets, mistakes surely. A tile over a tile on a
-    set with a profile now wants 0.99 (``cellnet_sure_set_font``): every cell right;
-    without it the 8."""
-    from vision.reader import read_board
-    from vision.tiles import TilesConfig
-
-    located, sources = real_sources
-    truth, _, (_, shot) = _late_game(96, located, sources, reshots=2)
-    assert truth[3][12] == 6
-    assert read_board(shot, "mixmath").cells == truth
-    assert read_board(shot, "mixmath", config=TilesConfig(cellnet_sure_set_font=None)
-                      ).cells[3][12] == 8
-
-
-@pytest.mark.slow
 def test_a_thin_1_read_beside_its_8_is_no_lost_digit(real_sources):
     """A 98-tile late game re-shot at 1080p: the plain cut of the set's 81 is an 8 and a
     1 in line (the thin 1 a little shorter), read 81 surely; the whole-tile model, taught

@@ -598,7 +598,6 @@ class Weighing:
     """When :func:`fuse` takes the net's answer over the glyph reading's (the thresholds
     come from :class:`vision.tiles.TilesConfig`'s ``cellnet_*``; None: the rule is off)."""
     sure: float = 0.97                          # the net is at least this sure, or
-    retile_sure: float | None = None            # (another tile over a tile: this sure)
     doubt: float = 0.6                          # the glyph reading below this
     fair: tuple[float, float] | None = None     # (p, c): the net >= p, the glyph < c
     likely_joker: float | None = None           # a joker over an empty reading
@@ -621,10 +620,7 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
          pairs: np.ndarray | None = None) -> None:
     """Weigh the glyph reading (``cells``, ``confidence``, changed in place) with the net's
     ``probs`` under ``rules``: where they differ, the net's answer is taken when it is at
-    least ``sure`` (another tile over a tile: ``retile_sure``, where given: on a set whose
-    own font the net was never taught, the real Mathable set re-shot and laid anew, it read
-    6 as 8 and 49 as 48 at 0.90-0.973 where the glyph reader read them right at
-    0.86-0.99, and was right on none of those 26 tiles) or the glyph reading's confidence is below ``doubt`` (its empty square
+    least ``sure`` or the glyph reading's confidence is below ``doubt`` (its empty square
     over the glyph reader's tile only when it is at least as sure of it: on a font it was
     not taught, a real Mathable set re-shot far, its empty at 0.2-0.4 took tiles read right
     at 0.4-0.6; on renders it said empty over a tile at 0.9 or more), or (``fair``: p, c)
@@ -733,8 +729,6 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
         if mine not in known or (mine == "?" and theirs is None and not sees_blanks):
             continue
         p = p_best[r, c]
-        retile = mine not in (None, "?") and theirs not in (None, "?")   # tile for tile
-        sure_here = max(sure, rules.retile_sure or 0.0) if retile else sure
         if (pairs is not None and pairs[r, c] and _numbers(mine, theirs)
                 and theirs < 10 <= mine and theirs in divmod(mine, 10)):
             confidence[r, c] = min(confidence[r, c], 1 - p)   # two digits' ink: one lost
@@ -750,7 +744,8 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
                   and _numbers(mine, theirs) and mine < 10 <= theirs)
         # two tiles, the glyph reader in doubt and the net unsure: whichever both favour
         doubted_tile = (rules.joint is not None and scores is not None and (r, c) in scores
-                        and retile and p < sure_here and confidence[r, c] < doubt)
+                        and mine not in (None, "?") and theirs not in (None, "?")
+                        and p < sure and confidence[r, c] < doubt)
         if doubted_tile and theirs != mine:
             glyph = np.array([scores[r, c].get(v, 0.0) for v in classes]) + rules.joint
             odds = np.where(tile_class, probs[r, c] * glyph, 0.0)
@@ -764,7 +759,7 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
                 confidence[r, c] = p
             else:
                 confidence[r, c] = max(confidence[r, c], p)
-        elif p >= sure_here or (confidence[r, c] < doubt
+        elif p >= sure or (confidence[r, c] < doubt
                            and (theirs is not None or p >= confidence[r, c])) or (
                 fair is not None and p >= fair[0] and confidence[r, c] < fair[1]) or (
                 sided_tile and theirs != "?") or glared_tile or dots or digits:

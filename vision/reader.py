@@ -18,7 +18,6 @@ against the net's other answer, ``cells.tesseract``).
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -149,8 +148,7 @@ def _disputed(glyph_cells: list[list], fused_cells: list[list], net_says: np.nda
 def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: np.ndarray,
           sides: np.ndarray, game: str, cfg: tiles.TilesConfig,
           glare: np.ndarray | None = None, inked_jokers: bool = False,
-          scores: dict | None = None, pairs: np.ndarray | None = None,
-          set_font: bool = False) -> np.ndarray:
+          scores: dict | None = None, pairs: np.ndarray | None = None) -> np.ndarray:
     """The glyph reading (``cells``, ``confidence``: changed in place) weighed with the
     net's ``probs`` under ``cfg``'s rules: the sides' veto on the net's jokers
     (:func:`vision.cellnet.bare_of_jokers`; a net taught its set's blanks is vetoed on
@@ -159,9 +157,7 @@ def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: n
     ``GridRead.sides_like``, ``glare``: ``GridRead.glare``; ``inked_jokers``: the set's
     jokers wear a star, boardsight's print-and-play; ``scores``: the glyph reader's odds,
     {cell: {value: probability}}; ``pairs``: its numbers read from two digits side by
-    side, :func:`vision.tiles.side_by_side`; ``set_font``: the set's profile learned its
-    font, which the net was never taught: ``cellnet_sure_set_font`` for a tile over a
-    tile), then the net's doubt where a tile
+    side, :func:`vision.tiles.side_by_side`), then the net's doubt where a tile
     may lie unseen (:func:`vision.cellnet.doubt_the_unseen`). Returns the
     probabilities as weighed, which :func:`hold_to_play` then goes on. (``bench.fusion`` replays
     the reading's weighing through this.)"""
@@ -173,10 +169,7 @@ def weigh(cells: list[list], confidence: np.ndarray, leave: np.ndarray, probs: n
         probs = cellnet.bare_of_jokers(probs, classes, sides, cells, veto)
         with np.errstate(invalid="ignore"):
             doubted = (np.array(cells, dtype=object) != "?") & (sides < bare)
-    rules = cfg.weighing
-    if set_font:
-        rules = replace(rules, retile_sure=cfg.cellnet_sure_set_font)
-    cellnet.fuse(cells, confidence, leave, probs, classes, rules,
+    cellnet.fuse(cells, confidence, leave, probs, classes, cfg.weighing,
                  blanks=tiles.blank_tiles_of(game), sides=sides, glare=glare,
                  inked_jokers=inked_jokers, sees_blanks=cellnet.sees_blanks(game),
                  scores=scores, pairs=pairs)
@@ -360,8 +353,8 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     ``probs_once`` (the net's, without its second look), ``sides``
     (``GridRead.sides_like``), ``glare`` (``GridRead.glare``), ``inked_jokers``
     (:func:`weigh`), ``occluded`` (``GridRead.occluded``), ``glyph_scores`` ({cell:
-    {value: probability}} of the tiles the glyph classifier read), ``pairs``
-    (:func:`vision.tiles.side_by_side`) and ``set_font`` (:func:`weigh`)."""
+    {value: probability}} of the tiles the glyph classifier read) and ``pairs``
+    (:func:`vision.tiles.side_by_side`)."""
     from . import board
 
     t0 = time.perf_counter() if t0 is None else t0
@@ -396,7 +389,7 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
         stage_ms["orient"] = (time.perf_counter() - t3) * 1000
     # the net first: the glyph reader need not cut nor classify the tiles it is sure of
     probs, known, classes = None, None, cellnet.CLASSES.get(game)
-    calibrated = set_font = getattr(kw["profile"], "glyphs", None) is not None
+    calibrated = getattr(kw["profile"], "glyphs", None) is not None
     if view is not None:
         t4 = time.perf_counter()
         net = cellnet.load(game)
@@ -419,7 +412,7 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     if probs is not None:   # before Tesseract: what the net settles it need not
         glyph_cells = [row[:] for row in read.cells]
         glyph_scores = {cg.cell: scores for cg, scores in read.reads}
-        pairs = tiles.side_by_side(read.reads, (g.rows, g.cols), tiles_cfg)
+        pairs = tiles.side_by_side(read.reads, (g.rows, g.cols))
         leave = read.occluded.copy()
         # a calibrated set's font was learned by the glyph reader, never seen by the net:
         # there the net only settles what the glyph reader is unsure of
@@ -435,11 +428,10 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
                          leave=leave.copy(), probs=probs, probs_once=probs_once,
                          sides=read.sides_like, glare=read.glare,
                          inked_jokers=kw["inked_jokers"], occluded=read.occluded.copy(),
-                         glyph_scores=glyph_scores, pairs=pairs, set_font=set_font)
+                         glyph_scores=glyph_scores, pairs=pairs)
         net_probs = probs
         probs = weigh(read.cells, read.confidence, leave, probs, read.sides_like, game,
-                      tiles_cfg, read.glare, kw["inked_jokers"], glyph_scores, pairs,
-                      set_font)
+                      tiles_cfg, read.glare, kw["inked_jokers"], glyph_scores, pairs)
         if not kw["inked_jokers"]:   # own sets (a print-and-play blank wears a star)
             view = JudgeView(grid, read.cells, game)
             probs = judge_blanks(view, read.cells, read.confidence, leave, net_probs, probs,

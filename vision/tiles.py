@@ -236,9 +236,6 @@ class TilesConfig:
     tesseract_px: int = 48              # height each unsure tile is pasted at in the strip
     use_cellnet: bool = True            # weigh the reading with the cell net's (vision.cellnet)
     cellnet_sure: float = 0.97          # the net's answer is taken when it is this sure ...
-    cellnet_sure_set_font: float | None = 0.99  # ... (another tile over a tile, on a set
-                                        # whose profile learned its font: one the net was
-                                        # never taught, and mistakes surely) this sure ...
     cellnet_doubt: float = 0.6          # ... or the glyph reading is less sure than this
     cellnet_fair: tuple[float, float] | None = (0.7, 0.8)  # ... or the net is at least
                                         # this sure and the glyph reading below that
@@ -272,13 +269,14 @@ class TilesConfig:
                                         # one of the glyph reader's two): the net's, at
                                         # most this sure (it may have lost a thin one)
     digit_pair: tuple[float, float, float] | None = (0.85, 0.15, 0.6)
-                                        # ... unless the two were glyphs as tall as each
-                                        # other (this share), in line (within this share
-                                        # of their height), as wide together as this share
-                                        # of it (side_by_side): then the glyph reading stands
-    pair_sure: float | None = 0.8       # ... and where the glyph classifier reads such a
-                                        # plain cut this surely, the tile model's one-digit
-                                        # values are out (combine_readings)
+                                        # ... unless its plain cut was two glyphs as tall
+                                        # as each other (this share), in line (within this
+                                        # share of their height), as wide together as this
+                                        # share of it, ...
+    pair_sure: float | None = 0.8       # ... read this surely (_surely_two_digits): then
+                                        # the glyph reading stands (side_by_side), and the
+                                        # tile model has no one-digit value for it
+                                        # (combine_readings)
     cellnet_bare_sides: float | None = 3.0  # a square whose sides look like the empty
                                         # squares' (less than z spreads towards the inked
                                         # tiles') takes no joker from the net (cellnet.
@@ -459,6 +457,8 @@ class CellGlyphs:
                                 # (:func:`_ink_area`): what the tile model reads
     zone: Glyph | None = None   # the soft ink of the cell's whole ink zone, unthresholded
                                 # (what :func:`faint_cut` grows the glyphs into)
+    two_digits: bool = False    # its plain cut is two digits side by side, read surely
+                                # (:func:`_surely_two_digits`)
 
     @property
     def span(self) -> tuple[int, int, int, int]:
@@ -910,30 +910,45 @@ def _misaligned(a: Glyph, b: Glyph, cfg: TilesConfig) -> bool:
             or abs(a.box[1] + a.box[3] - b.box[1] - b.box[3]) > tol)
 
 
-def side_by_side(reads: list, shape: tuple[int, int], config: TilesConfig | None = None
-                 ) -> np.ndarray:
-    """(rows, cols) bool: the cells of ``reads`` (:attr:`GridRead.reads`) read from two
-    glyphs that look like the two digits of one number (``digit_pair``: h, a, w): as tall
-    as each other (the shorter at least h of the taller), their tops and baselines in line
-    (within a of that height), and as wide together as w of it (two slivers of one
-    digit's strokes are not). Such ink is two digits, whatever a whole-tile reader says.
+def side_by_side(reads: list, shape: tuple[int, int]) -> np.ndarray:
+    """(rows, cols) bool: the cells of ``reads`` (:attr:`GridRead.reads`) whose plain cut
+    was two glyphs that look like the two digits of one number, read surely
+    (:func:`_surely_two_digits`): such ink is two digits, whatever a whole-tile reader
+    says.
 
-    >>> g = lambda box: Glyph((0, 0), np.ones(box[:1:-1], np.float32), box)
-    >>> reads = [(CellGlyphs((0, 0), [g((10, 20, 24, 35)), g((36, 20, 12, 34))]), {}),
-    ...          (CellGlyphs((0, 1), [g((10, 20, 19, 41)), g((29, 22, 31, 48))]), {}),
-    ...          (CellGlyphs((0, 2), [g((10, 20, 4, 18)), g((14, 20, 3, 18))]), {})]
+    >>> reads = [(CellGlyphs((0, 0), two_digits=True), {}), (CellGlyphs((0, 2)), {})]
     >>> side_by_side(reads, (1, 3)).tolist()
     [[True, False, False]]
     """
-    cfg = config or TilesConfig()
     out = np.zeros(shape, bool)
     for cg, _ in reads:
-        out[cg.cell] = _two_digits(cg.glyphs, cfg)
+        out[cg.cell] = cg.two_digits
     return out
 
 
+def _surely_two_digits(reading: tuple, cfg: TilesConfig) -> bool:
+    """Whether a plain cut's reading (value, q, scores, glyphs, ...) is two glyphs like the
+    two digits of one number (:func:`_two_digits`) read at least ``pair_sure``.
+
+    >>> g = lambda box: Glyph((0, 0), np.ones(box[:1:-1], np.float32), box)
+    >>> cfg = TilesConfig()
+    >>> [_surely_two_digits((81, 0.87, {}, cut), cfg) for cut in (
+    ...     [g((10, 20, 24, 36)), g((34, 20, 13, 32))],   # an 8 and a thin 1
+    ...     [g((10, 20, 19, 41)), g((29, 22, 31, 48))],   # a 3's rim taken for a digit
+    ...     [g((10, 20, 4, 18)), g((14, 20, 3, 18))])]    # two slivers of one stroke
+    [True, False, False]
+    >>> _surely_two_digits((81, 0.5, {}, [g((10, 20, 24, 36)), g((34, 20, 13, 32))]), cfg)
+    False
+    """
+    return (cfg.pair_sure is not None and reading[1] >= cfg.pair_sure
+            and _two_digits(reading[3], cfg))
+
+
 def _two_digits(glyphs: list[Glyph], cfg: TilesConfig) -> bool:
-    """Whether a cut's glyphs look like the two digits of one number (:func:`side_by_side`)."""
+    """Whether a cut's glyphs look like the two digits of one number (``digit_pair``: h,
+    a, w): as tall as each other (the shorter at least h of the taller), their tops and
+    baselines in line (within a of that height), and as wide together as w of it (two
+    slivers of one digit's strokes are not)."""
     if cfg.digit_pair is None or len(glyphs) != 2:
         return False
     tall, line, wide = cfg.digit_pair
@@ -1750,6 +1765,7 @@ def cell_readings(found: list[CellGlyphs], p: float, game: str, config: TilesCon
     readings: dict[tuple[int, int], list[tuple]] = {}
     for cg, pr in zip(cells, classify([cg.glyphs for cg in cells], features)):
         readings[cg.cell] = [(*decode(pr, cg.seg_ok), cg.glyphs, cg.seg_ok, 1.0)]
+        cg.two_digits = mixmath and _surely_two_digits(readings[cg.cell][0], cfg)
     tile_model = tilemodel.load_tile_model() if mixmath and cfg.tile_weight > 0 else None
     tile_probs = {}
     if tile_model is not None and cells:
@@ -1813,9 +1829,7 @@ def combine_readings(readings: list[tuple], tile: np.ndarray | None, cfg: TilesC
         glyph[idx[better]] = ev[better]
         source[idx[better]] = k
     post = glyph * np.power(tile, cfg.tile_weight)
-    _, plain_q, _, plain_cut = readings[0][:4]
-    if (cfg.pair_sure is not None and plain_q >= cfg.pair_sure
-            and _two_digits(plain_cut, cfg)):
+    if _surely_two_digits(readings[0], cfg):
         post[_VALUE_INDEX[10]] = 0.0   # two digits' ink, read surely: no one-digit value
     post /= post.sum()
     i = int(np.argmax(post))
