@@ -1038,3 +1038,30 @@ def test_a_last_resort_does_not_find_the_same_lattice_twice(monkeypatch):
     with pytest.raises(BoardNotFound):
         find_board(image, "mixmath")
     assert len(made) > 10 and len(set(made)) == len(made)
+
+
+def test_an_outlines_grid_is_taken_by_its_layouts_clear_peak(monkeypatch):
+    """The outline look takes a grid whose squares follow the layout well (0.7), or, on a
+    crowded board whose tiles pull the fit down everywhere, at least ``layout_doubt`` and
+    by ``outline_layout_lead`` better than a cell or two off; a fit that leads by less, or
+    stays below ``layout_doubt`` however far it leads, is no board."""
+    from dataclasses import replace
+
+    from vision import board
+    from vision.board import BoardConfig
+
+    loc = BoardLocation.from_grid_corners("mixmath", np.array(
+        [[100.0, 100.0], [1500.0, 100.0], [1500.0, 1500.0], [100.0, 1500.0]]))
+    cfg = BoardConfig()
+
+    def holds(here, off):
+        monkeypatch.setattr(board, "_layout_scores",
+                            lambda *a, **k: np.array([here] + [off] * 24))
+        return board._outline_layout_holds(None, loc, cfg)
+
+    assert holds(0.75, 0.7)                  # fits well: taken however the rest fit
+    assert holds(0.40, 0.10)                 # a crowded board's clear peak
+    assert not holds(0.40, 0.20)             # leads by too little
+    assert not holds(0.30, -0.10)            # below layout_doubt
+    monkeypatch.setattr(board, "_layout_scores", lambda *a, **k: np.array([0.4] + [0.1] * 24))
+    assert not board._outline_layout_holds(None, loc, replace(cfg, outline_layout_lead=None))
