@@ -625,9 +625,8 @@ def test_two_digits_side_by_side_read_surely_keep_a_two_digit_value():
     tile /= tile.sum()
 
     def combined(two_digit_q, cfg):
-        value, q, scores = tiles.decode_mixmath(two)
-        q = two_digit_q
-        readings = [(value, q, scores, pair, True, 1.0),
+        value, _, scores = tiles.decode_mixmath(two)
+        readings = [(value, two_digit_q, scores, pair, True, 1.0),
                     (*tiles.decode_mixmath(one), [glyph(10, 20, 24, 36)], True, 0.5)]
         return tiles.combine_readings(readings, tile, cfg)[0]
 

@@ -491,6 +491,11 @@ def _numbers(*values) -> bool:
     return all(isinstance(v, (int, np.integer)) for v in values)
 
 
+def _one_of_its_digits(digit, number) -> bool:
+    """Whether ``digit`` is one of a two-digit Mixmath ``number``'s digits (81: 8 or 1)."""
+    return _numbers(digit, number) and digit < 10 <= number and digit in divmod(number, 10)
+
+
 def _top(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each cell's likeliest class (index) and its probability."""
     best = probs.argmax(-1)
@@ -729,8 +734,7 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
         if mine not in known or (mine == "?" and theirs is None and not sees_blanks):
             continue
         p = p_best[r, c]
-        if (pairs is not None and pairs[r, c] and _numbers(mine, theirs)
-                and theirs < 10 <= mine and theirs in divmod(mine, 10)):
+        if pairs is not None and pairs[r, c] and _one_of_its_digits(theirs, mine):
             confidence[r, c] = min(confidence[r, c], 1 - p)   # two digits' ink: one lost
             continue
         tile_sides = (mine is None and sided is not None and sides is not None
@@ -771,9 +775,7 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
                     sided_tile or (likely_joker is not None and p >= likely_joker)):
                 likely.append((p, (r, c), confidence[r, c]))
             confidence[r, c] = min(confidence[r, c], 1 - p)
-        now = cells[r][c]
-        if (rules.lost_digit is not None and _numbers(mine, now) and now < 10 <= mine
-                and now in divmod(mine, 10)):
+        if rules.lost_digit is not None and _one_of_its_digits(cells[r][c], mine):
             confidence[r, c] = min(confidence[r, c], rules.lost_digit)
     if blanks is not None:
         jokers = sum(v == "?" for row in cells for v in row)

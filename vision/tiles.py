@@ -905,9 +905,14 @@ def _misaligned(a: Glyph, b: Glyph, cfg: TilesConfig) -> bool:
     """Whether two glyphs are unlike the two digits of one number, which share their top
     and their baseline: one starts or ends more than ``pair_align`` of the taller's
     height above or below the other."""
-    tol = cfg.pair_align * max(a.box[3], b.box[3])
-    return (abs(a.box[1] - b.box[1]) > tol
-            or abs(a.box[1] + a.box[3] - b.box[1] - b.box[3]) > tol)
+    return not _in_line(a, b, cfg.pair_align)
+
+
+def _in_line(a: Glyph, b: Glyph, share: float) -> bool:
+    """Whether two glyphs' tops and baselines lie within ``share`` of the taller's height."""
+    tol = share * max(a.box[3], b.box[3])
+    return (abs(a.box[1] - b.box[1]) <= tol
+            and abs(a.box[1] + a.box[3] - b.box[1] - b.box[3]) <= tol)
 
 
 def side_by_side(reads: list, shape: tuple[int, int]) -> np.ndarray:
@@ -952,11 +957,10 @@ def _two_digits(glyphs: list[Glyph], cfg: TilesConfig) -> bool:
     if cfg.digit_pair is None or len(glyphs) != 2:
         return False
     tall, line, wide = cfg.digit_pair
-    (_, ya, _, ha), (_, yb, _, hb) = (g.box for g in glyphs)
-    h = max(ha, hb)
+    ha, hb = (g.box[3] for g in glyphs)
     x0, _, x1, _ = _span(glyphs)
-    return (min(ha, hb) >= tall * h and abs(ya - yb) <= line * h
-            and abs(ya + ha - yb - hb) <= line * h and x1 - x0 >= wide * h)
+    return (min(ha, hb) >= tall * max(ha, hb) and _in_line(*glyphs, line)
+            and x1 - x0 >= wide * max(ha, hb))
 
 
 def _joined(glyphs: list[Glyph]) -> Glyph:
