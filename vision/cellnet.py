@@ -791,7 +791,7 @@ def fuse(cells: list[list], confidence: np.ndarray, leave: np.ndarray,
 
 
 def keep_to_set(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
-                classes: tuple, counts: dict) -> None:
+                classes: tuple, counts: dict, scores: dict | None = None) -> None:
     """No board holds more tiles of a value than the set has (``counts``: value -> tiles).
     While more cells read a value than that, one of them is wrong: of those, the cell the
     net gives the least odds for the value against another answer (a value with tiles
@@ -800,15 +800,37 @@ def keep_to_set(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
     blank) stay. (Dev photos, tier 2: +1..+5 photos all right a set of 100, none lost;
     most of it a blurred ÷ read as + on a board with all nine + down.)
 
+    With ``scores`` (the glyph reader's odds, {cell: {value: probability}}) both readers
+    are weighed: a reading is as sure as its confidence (the two readers weighed) where
+    that is more than the net's odds, and another answer as likely as the likelier reader
+    gives it. A real Mathable board showed why: its one 80 read by both readers (the
+    glyph reader at 0.99, the net at 0.55) and a 60 the net read 80 at 0.91 (the glyph
+    reader 60 at 0.64): by the net's odds alone the true 80 went to 90 and the wrong one
+    stayed, sure. (Not on Calculissimo's signs: there the glyph reader is surer of a
+    blurred ÷ or + than it is right, and by both readers' odds they trade places.)
+
     >>> cells, conf = [["+", "+", "/", None]], np.array([[0.9, 0.8, 0.9, 1.0]])
     >>> probs = np.array([[[0, 0.9, 0.1], [0.1, 0.5, 0.4], [0, 0.1, 0.9], [1, 0, 0]]])
     >>> keep_to_set(cells, conf, probs, (None, "+", "/"), {"+": 1, "/": 2})
     >>> cells, conf.round(2).tolist()
     ([['+', '/', '/', None]], [[0.9, 0.4, 0.9, 1.0]])
+    >>> cells, conf = [[80, 80]], np.array([[0.99, 0.91]])
+    >>> probs = np.array([[[0.0, 0.55, 0.35, 0.1], [0.0, 0.91, 0.03, 0.06]]])
+    >>> scores = {(0, 0): {80: 0.99}, (0, 1): {60: 0.64, 80: 0.28}}
+    >>> keep_to_set(cells, conf, probs, (None, 80, 90, 60), {80: 1, 90: 1, 60: 1}, scores)
+    >>> cells, conf.round(2).tolist()
+    ([[80, 60]], [[0.99, 0.64]])
     """
     index = {v: i for i, v in enumerate(classes)}
     tally = Counter(v for row in cells for v in row if v is not None)
-    log_p = np.log(probs + 1e-6)
+    odds_of = probs
+    if scores is not None:
+        odds_of = probs.copy()
+        for (r, c), s in scores.items():
+            for v, q in s.items():
+                if v in index:
+                    odds_of[r, c, index[v]] = max(odds_of[r, c, index[v]], q)
+    log_p = np.log(odds_of + 1e-6)
     while True:
         over = {v for v, n in tally.items() if v in index and n > counts.get(v, n)}
         if not over:
@@ -817,13 +839,15 @@ def keep_to_set(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
         at = [(r, c) for r, row in enumerate(cells) for c, v in enumerate(row) if v in over]
         r, c = np.array(at).T
         mine = log_p[r, c, [index[cells[i][j]] for i, j in at]]
+        if scores is not None:
+            mine = np.maximum(mine, np.log(confidence[r, c] + 1e-6))
         odds = np.where(room, mine[:, None] - log_p[r, c], np.inf)   # (cells, classes)
         i, k = np.unravel_index(np.argmin(odds), odds.shape)
         tally[cells[r[i]][c[i]]] -= 1
         cells[r[i]][c[i]] = classes[k]
         if classes[k] is not None:
             tally[classes[k]] += 1
-        confidence[r[i], c[i]] = min(confidence[r[i], c[i]], probs[r[i], c[i], k])
+        confidence[r[i], c[i]] = min(confidence[r[i], c[i]], odds_of[r[i], c[i], k])
 
 
 def keep_connected(cells: list[list], confidence: np.ndarray, probs: np.ndarray,

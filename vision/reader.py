@@ -292,7 +292,8 @@ def judge_signs(view: JudgeView, cells: list[list], confidence: np.ndarray,
 
 
 def hold_to_play(cells: list[list], confidence: np.ndarray, probs: np.ndarray, game: str,
-                 cfg: tiles.TilesConfig, hidden: np.ndarray) -> None:
+                 cfg: tiles.TilesConfig, hidden: np.ndarray, scores: dict | None = None
+                 ) -> None:
     """The weighed reading (``cells``, ``confidence``: changed in place; ``probs`` as
     :func:`weigh` returns them) held to what every board in play obeys, as ``cfg`` has it:
     no more tiles of a value than the set has (:func:`vision.cellnet.keep_to_set`), and
@@ -301,7 +302,8 @@ def hold_to_play(cells: list[list], confidence: np.ndarray, probs: np.ndarray, g
     (``bench.fusion`` replays it after the weighing.)"""
     classes = cellnet.CLASSES[game]
     if cfg.cellnet_set_counts:
-        cellnet.keep_to_set(cells, confidence, probs, classes, tiles.tile_counts_of(game))
+        cellnet.keep_to_set(cells, confidence, probs, classes, tiles.tile_counts_of(game),
+                            scores if game in cfg.set_counts_by_both else None)
     if cfg.cellnet_connected:
         anchors, printed = tiles.centre_of_play(game, len(cells), len(cells[0]))
         cellnet.keep_connected(cells, confidence, probs, classes, anchors, printed | hidden,
@@ -447,7 +449,8 @@ def read_located(image_bgr: np.ndarray, game: str, location, *, profile: Any = N
     # a number the board prints is no tile
     tiles.unprinted(read.cells, read.confidence, game, tiles_cfg.conf_rejected_candidate)
     if probs is not None:
-        hold_to_play(read.cells, read.confidence, probs, game, tiles_cfg, read.occluded)
+        hold_to_play(read.cells, read.confidence, probs, game, tiles_cfg, read.occluded,
+                     glyph_scores)
     if probs is not None and calibrated:
         # the net may not overrule a calibrated set's sure readings (``leave``), but its
         # agreement counts: as sure as the surer of the two (a square's own print, mostly)

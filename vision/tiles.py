@@ -298,6 +298,10 @@ class TilesConfig:
                                         # tile the glyph reader cut no glyph from
     cellnet_set_counts: bool = True     # no more tiles of a value than the set has: the
                                         # excess goes to the net's next answer (keep_to_set)
+    set_counts_by_both: tuple[str, ...] = ("mixmath",)   # the games whose set's counts
+                                        # weigh both readers' odds, not the net's alone
+                                        # (keep_to_set's scores; development collages
+                                        # 113 -> 115 of 120, renders as they were)
     cellnet_connected: bool = True      # the tiles are one group reaching the centre: a
                                         # group apart is a tile missed or tiles seen where
                                         # none are, whichever side's readings are likelier
