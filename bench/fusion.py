@@ -79,7 +79,7 @@ def weighed(read: Read, cfg: tiles.TilesConfig, second_look: bool = True) -> lis
     probs = weigh(cells, confidence, t["leave"], t["probs"] if second_look else t["probs_once"],
                   t["sides"], read.game, cfg, t["glare"], t["inked_jokers"], t["glyph_scores"],
                   t["pairs"])
-    hold_to_play(cells, confidence, probs, read.game, cfg, t["occluded"])
+    hold_to_play(cells, confidence, probs, read.game, cfg, t["occluded"], t["glyph_scores"])
     return cells
 
 
@@ -95,6 +95,7 @@ VARIANTS = {
     "no lost digits": ({"cellnet_digit_count": None}, True),
     "no bare sides": ({"cellnet_bare_sides": None}, True),
     "no set counts": ({"cellnet_set_counts": False}, True),
+    "set counts by the net alone": ({"set_counts_by_both": ()}, True),
     "no one group": ({"cellnet_connected": False}, True),
     "the net alone": ({"cellnet_sure": 0.0, "cellnet_set_counts": False,
                        "cellnet_connected": False, "cellnet_bare_sides": None}, True),
