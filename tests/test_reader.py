@@ -420,10 +420,10 @@ def test_a_blurred_board_whose_glyphs_and_turn_net_part_is_read_unsure_of_its_tu
     """A seeded 12 MP tier-2 Calculissimo render (development seeds) at the visual
     contract's corner: the smallest board, the strongest blur (the tiles' glyphs are blots).
     The turn net, too unsure to settle the turn alone, leans one way; the glyphs lead a
-    quarter turn away, the wrong way. Where the two so part, the turn is in doubt: the
-    reading, turned wrong, shows none of its ~120 wrong cells sure (trusting the glyphs
-    showed ~50 sure), not even the squares where tiles it took for bare ones would lie
-    turned (ten)."""
+    quarter turn away, the wrong way, and weighed together they lead it clearly. Where the
+    two so part, the turn is in doubt (``turnnet_dissent``): the reading, turned wrong,
+    shows none of its ~120 wrong cells sure (trusting the glyphs showed ~50 sure), not
+    even the squares where tiles it took for bare ones would lie turned (ten)."""
     from samples.render import sample_photo
     img, truth, _ = sample_photo("calculissimo", 2, 1259733562, fonts="train", hand=False,
                                  resolution=(4032, 3024))
@@ -440,14 +440,15 @@ def test_a_blurred_board_whose_glyphs_and_turn_net_part_is_read_unsure_of_its_tu
 def test_a_board_whose_tiles_read_badly_every_way_up_is_read_unsure_of_its_turn():
     """A seeded 1080p tier-2 Calculissimo render (development seeds): its tiles read badly
     under every quarter turn (a mean log-probability of -0.91 at best; boards turned right
-    read -0.55 or better), so their slight lead for one turn is noise: it was the wrong
-    turn, and ~40 of the reading's ~70 wrong cells were shown sure. The turn is in doubt
-    now: none is."""
+    read -0.55 or better) and the turn net leans no clearer, so the turn they lead
+    together, by 0.35, is noise: it is the wrong one. Taken surely, ~40 of the reading's
+    ~70 wrong cells were shown sure; it leads by less than ``turn_joint_margin``, so the
+    turn is in doubt and none is."""
     from samples.render import sample_photo
     img, truth, _ = sample_photo("calculissimo", 2, 3123443316, fonts="held_out", hand=False,
                                  resolution=(1920, 1080))
     trusting = read_board(img, "calculissimo",   # (nor doubting the photo as a whole)
-                          config=replace(tiles.TilesConfig(), upright_floor=-np.inf,
+                          config=replace(tiles.TilesConfig(), turn_joint_margin=0.0,
                                          doubtful_photo=None))
     reading = read_board(img, "calculissimo")
     assert _turned_by(reading, truth) != 0 and reading.cells == trusting.cells

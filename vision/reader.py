@@ -68,14 +68,24 @@ def _upright_turn(grid: np.ndarray, game: str, stats, view, cfg: tiles.TilesConf
                   ) -> tuple[int, bool]:
     """The quarter turn (``np.rot90`` k) that stands the tiles upright on a board whose own
     features leave it open, and whether it is sure: the turn net's vote where it leads
-    clearly, else the tiles' glyphs read under each turn, sure when they lead the next turn
-    by ``upright_margin``, read at least ``upright_floor`` well under it (faint or blurred
-    ink reads badly every way up, and its lead is noise), and the net does not lean a
-    quarter turn away (by ``turnnet_dissent``). On a blurred board the glyphs may lead a
-    wrong turn as far as a right one. The net, too unsure to settle the turn alone, was
-    right on 3 of 4 development photos where it leaned a quarter turn from the glyphs, and
-    wrong on 6 of 7 where it leaned half a turn from them (0, 1, 8, the signs read alike
-    upside down): only a quarter turn's dissent puts the turn in doubt."""
+    clearly, else the net and the tiles' glyphs read under each turn weighed together
+    (``turn_glyph_weight``), sure when the best leads the next by ``turn_joint_margin``
+    and the net does not lean a quarter turn away (by ``turnnet_dissent``). Each alone
+    turns boards wrong the other turns right: on a blurred board the glyphs may lead a
+    wrong turn as far as a right one (blots at 12 MP: the net, leaning a quarter turn
+    away, was right), and the net, too unsure to settle the turn alone, leans half a turn
+    wrong on boards of tokens that read alike upside down (0, 1, 8, the signs, 6 and 9
+    unmarked): the glyphs must also lead the turn half a turn away by
+    ``turn_half_margin`` (a board of two tokens, + and ÷, the glyphs indifferent, the net
+    leaning half a turn wrong, was read upside down surely). On 900 development
+    Calculissimo renders the two weighed together turned 2 boards wrong, both shown to
+    check, where the glyphs alone (the net's quarter-turn dissent as now) turned 7 wrong;
+    on 299 others, 1 as before, and 3 right boards shown to check where they showed 5.
+
+    A game without a turn net (Mixmath, whose printed numbers mostly settle it) goes by
+    the glyphs alone, sure when they lead the next turn by ``upright_margin`` and read at
+    least ``upright_floor`` well under it (faint or blurred ink reads badly every way up,
+    and its lead is noise)."""
     rows, cols = stats.face_grey.shape
     turns = [0, 1, 2, 3] if rows == cols else [0, 2]
     by_net = None
@@ -87,11 +97,18 @@ def _upright_turn(grid: np.ndarray, game: str, stats, view, cfg: tiles.TilesConf
             if _lead(by_net) >= cfg.turnnet_lead:
                 return turns[int(np.argmax(by_net))], True
     scores = tiles.upright_scores(grid, game, stats, tuple(turns), cfg)
-    best = turns[int(np.argmax(scores))]
-    dissent = (by_net is not None and _lead(by_net) >= cfg.turnnet_dissent
+    if by_net is None:
+        return (turns[int(np.argmax(scores))],
+                _lead(scores) >= cfg.upright_margin and scores.max() >= cfg.upright_floor)
+    joint = by_net + cfg.turn_glyph_weight * scores
+    i = int(np.argmax(joint))
+    best, half = turns[i], turns.index((turns[i] + 2) % 4)
+    dissent = (_lead(by_net) >= cfg.turnnet_dissent
                and (turns[int(np.argmax(by_net))] - best) % 2 == 1)
-    return best, (_lead(scores) >= cfg.upright_margin and scores.max() >= cfg.upright_floor
-                  and not dissent)
+    # the net's lean half a turn says little (tokens that read alike upside down): the
+    # glyphs must tell the turn from its half turn
+    told = scores[i] - scores[half] >= cfg.turn_half_margin
+    return best, _lead(joint) >= cfg.turn_joint_margin and told and not dissent
 
 
 def in_context(view: cellnet.BoardView, game: str, stats: tiles.CellStats,

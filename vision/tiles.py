@@ -201,8 +201,9 @@ class TilesConfig:
 
     set_min_agreement: float = 0.8      # a tile-set photo: share read as the order says
     upright_cells: int = 24             # tiles read under each turn to settle orientation;
-    upright_margin: float = 0.05        # ... the best turn must read this much better
-                                        # (mean log-probability) than the next, and
+    upright_margin: float = 0.05        # ... where no turn net weighs in (Mixmath), the
+                                        # best turn must read this much better (mean
+                                        # log-probability) than the next, and
     upright_floor: float = -0.7         # ... read at least this well (tiles that read
                                         # badly every way up say nothing of the turn: 2 of
                                         # ~1200 development photos, turned wrong, sure, at
@@ -213,10 +214,16 @@ class TilesConfig:
     turnnet_lead: float = 1.0           # the turn net (vision.cellnet.turn_scores) settles
                                         # the turn when its best leads the next by this
                                         # (mean log-probability); else the tiles are read
-    turnnet_dissent: float = 0.3        # ... and the turn they read is in doubt when the
-                                        # net leads one a quarter turn away by this (on
-                                        # ~1300 development photos: all 3 the glyphs turned
-                                        # wrong, sure, and 1 they turned right)
+    turn_glyph_weight: float = 5.0      # ... weighed with the net's, times this (both are
+                                        # mean log-probabilities; the glyphs' part in
+                                        # 3-8 turned 2-3 of 900 development boards wrong)
+    turn_joint_margin: float = 0.5      # ... sure when the best leads the next by this
+    turn_half_margin: float = 0.02      # ... and the glyphs lead the turn half a turn
+                                        # from it by this (mean log-probability)
+    turnnet_dissent: float = 0.3        # ... and the net does not lead one a quarter turn
+                                        # away by this (a blurred board's glyphs, blots,
+                                        # may lead the wrong way; no development render
+                                        # turned right was doubted for it)
     upright_label_px: int = 32          # special squares' labels say which side is up: they
                                         # are weighed at this cell size
     upright_label_inset: float = 0.2    # ... in the middle of the square (not its edges)
