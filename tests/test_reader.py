@@ -416,6 +416,41 @@ def _turned_by(reading, truth) -> int:
     return int(np.argmin([np.abs(np.roll(found, k, axis=0) - true).max() for k in range(4)]))
 
 
+@pytest.mark.parametrize("by_net, by_glyphs, turn, sure", [
+    # the net leads by 1.0 or more: its vote, the glyphs not read
+    ([-0.3, -2.0, -1.4, -2.2], None, 0, True),
+    # a serif face's unmarked 6 and 9: the glyphs lead the wrong half turn by a hair, the
+    # net the right one by 0.43; together the net's turn, by 0.37 (shown to check)
+    ([-1.34, -3.03, -0.91, -3.30], [-0.104, -0.412, -0.117, -0.412], 2, False),
+    # the glyphs lead a quarter turn off by a hair, the net the right turn: together it,
+    # surely (the glyphs' second best)
+    ([-0.96, -2.43, -1.08, -2.76], [-0.082, -0.163, -0.257, -0.076], 0, True),
+    # both lead one turn clearly
+    ([-0.9, -2.5, -1.6, -2.4], [0.1, -0.3, -0.1, -0.3], 0, True),
+    # a + and a ÷ alone: the glyphs indifferent, the net leaning half a turn by 0.52
+    ([-1.53, -1.98, -1.01, -1.97], [0.001, -0.003, 0.001, 0.0], 2, False),
+    # the glyphs lead clearly, the net leans a quarter turn away by 0.92: in doubt
+    ([-0.96, -1.88, -1.74, -1.95], [-0.722, -0.083, -0.815, -0.528], 1, False),
+])
+def test_the_turn_net_and_the_glyphs_weighed_together(monkeypatch, by_net, by_glyphs, turn,
+                                                       sure):
+    """Calculissimo's upright turn from the turn net's and the glyphs' scores (stubbed, of
+    development boards): the net's where it leads clearly, else the two weighed together,
+    sure where the best leads by ``turn_joint_margin``, the glyphs lead its half turn and
+    the net does not lean a quarter turn away."""
+    from vision import cellnet, reader
+
+    read = []
+    monkeypatch.setattr(cellnet, "turn_scores", lambda *a: np.array(by_net))
+    monkeypatch.setattr(tiles, "clearest_tiles", lambda *a: None)
+    monkeypatch.setattr(tiles, "upright_scores",
+                        lambda *a: read.append(1) or np.array(by_glyphs))
+    stats = tiles.CellStats(*[np.zeros((15, 15))] * 10)
+    assert reader._upright_turn(None, "calculissimo", stats, object(),
+                                tiles.TilesConfig()) == (turn, sure)
+    assert bool(read) == (by_glyphs is not None)
+
+
 def test_a_blurred_board_whose_glyphs_and_turn_net_part_is_read_unsure_of_its_turn():
     """A seeded 12 MP tier-2 Calculissimo render (development seeds) at the visual
     contract's corner: the smallest board, the strongest blur (the tiles' glyphs are blots).
