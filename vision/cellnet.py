@@ -823,6 +823,13 @@ def keep_to_set(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
     """
     index = {v: i for i, v in enumerate(classes)}
     tally = Counter(v for row in cells for v in row if v is not None)
+
+    def too_many() -> set:
+        return {v for v, n in tally.items() if v in index and n > counts.get(v, n)}
+
+    over = too_many()
+    if not over:    # (most boards: nothing to weigh)
+        return
     odds_of = probs
     if scores is not None:
         odds_of = probs.copy()
@@ -831,10 +838,7 @@ def keep_to_set(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
                 if v in index:
                     odds_of[r, c, index[v]] = max(odds_of[r, c, index[v]], q)
     log_p = np.log(odds_of + 1e-6)
-    while True:
-        over = {v for v, n in tally.items() if v in index and n > counts.get(v, n)}
-        if not over:
-            return
+    while over:
         room = np.array([v is None or tally[v] < counts.get(v, tally[v] + 1) for v in classes])
         at = [(r, c) for r, row in enumerate(cells) for c, v in enumerate(row) if v in over]
         r, c = np.array(at).T
@@ -848,6 +852,7 @@ def keep_to_set(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
         if classes[k] is not None:
             tally[classes[k]] += 1
         confidence[r[i], c[i]] = min(confidence[r[i], c[i]], odds_of[r[i], c[i], k])
+        over = too_many()
 
 
 def keep_connected(cells: list[list], confidence: np.ndarray, probs: np.ndarray,
