@@ -165,6 +165,25 @@ def test_jokers_told_by_their_sides_never_outnumber_the_set():
     assert not by_sides.any() and blank.sum() < 3
 
 
+def test_a_set_whose_jokers_wear_ink_finds_none_by_their_look_but_weighs_its_sides():
+    """Print-and-play jokers wear a star: no ink-less face is one, but the sides'
+    likeness (which lets the net put down a tile a glare washed out) is still measured,
+    telling the tiles from the empty squares as the outlines' way does."""
+    img, truth, _ = sample_photo("calculissimo", 2, 434603916, hand=False, fonts="held_out")
+    got = read(img, truth, "calculissimo")
+    rows, cols = truth["rows"], truth["cols"]
+    kinds = tiles.square_kinds_of("calculissimo", rows, cols)
+    groups = tiles.square_groups_of("calculissimo", rows, cols)
+    args = (oracle_grid(img, truth), got.stats, got.colours, kinds, groups, got.candidate)
+    _, _, outlined = blanks.find_blanks(*args, most=4)
+    blank, by_sides, inked = blanks.find_blanks(*args, most=4, inked=True)
+    assert not blank.any() and not by_sides.any()
+    jokers = np.array([[v == "?" for v in row] for row in truth["cells"]])
+    bare = np.array([[v is None for v in row] for row in truth["cells"]]) & (groups == "plain")
+    assert np.isfinite(inked[jokers]).all() and np.nanmin(inked[jokers]) > np.nanmedian(inked[bare]) + 2
+    assert np.corrcoef(inked[np.isfinite(outlined)], outlined[np.isfinite(outlined)])[0, 1] > 0.9
+
+
 def test_mixmath_blanks_are_found_in_photos():
     found = total = 0
     for seed in (541102088, 2612093860, 334902619, 1422146810):

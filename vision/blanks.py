@@ -425,7 +425,8 @@ def unlike_empty(out: Outlines, bare: np.ndarray, groups: np.ndarray, taken: np.
 def find_blanks(grid_bgr: np.ndarray, stats: CellStats, colours: Squares, kinds: np.ndarray,
                 groups: np.ndarray, cand: np.ndarray,
                 config: BlanksConfig | None = None, most: int | None = None,
-                glare: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                glare: np.ndarray | None = None, inked: bool = False
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rows, cols) bool: cells holding a blank tile, and (a part of them) those told by
     their sides alone (:func:`tile_likeness`: weaker evidence, which does not explain a
     cell away when a hand may be over the board); and (rows, cols) float, how like the
@@ -442,6 +443,9 @@ def find_blanks(grid_bgr: np.ndarray, stats: CellStats, colours: Squares, kinds:
     cand : (rows, cols) bool, cells with tile-like ink
     most : how many blanks the set has (None: no limit)
     glare : (rows, cols) bool, faces a glare may have washed or lifted towards white
+    inked : the set's blanks wear ink (a print-and-play star): none is found here, only
+        the sides' likeness is measured (no face outlines: a third of a tier-1 read's
+        cell statistics)
 
     A blank, with a calibrated tile colour (a profile): no ink, the tiles' colour, far
     from its square's, a clean outline, no glare on it, and no more such faces than the
@@ -451,8 +455,18 @@ def find_blanks(grid_bgr: np.ndarray, stats: CellStats, colours: Squares, kinds:
     unlike an empty square's. Or, on a square of a colour no tile has, a pale face with a
     tile's outline.
     """
-    blank, _, _, by_sides, like = blank_evidence(grid_bgr, stats, colours, groups, cand,
-                                                 config, most, glare)
+    if inked:
+        cfg = config or BlanksConfig()
+        rows, cols = cand.shape
+        plain = groups == "plain"
+        # the empty squares as blank_evidence's outlines tell them (no ink at the centre)
+        bare = ~cand & _tile_coloured(stats.face_lab, cfg) & ~_centre_inked(
+            cv2.blur(stats.grey, (3, 3)), rows, cols, cfg)
+        like = tile_likeness(stats.grey, stats.face_grey, cand & plain, bare & plain, cfg)
+        blank = by_sides = np.zeros_like(cand)
+    else:
+        blank, _, _, by_sides, like = blank_evidence(grid_bgr, stats, colours, groups, cand,
+                                                     config, most, glare)
     told = (groups == "plain") & like.any()   # tile_likeness is all zero when it cannot tell
     return blank, by_sides, np.where(told, like, np.nan)
 

@@ -1598,9 +1598,8 @@ def read_grid(grid_bgr: np.ndarray, game: str, *, profile: Any = None,
     lifted = _lifted_by_glare(stats, colours, cfg)    # its square's colour, white light added
     blank, blank_by_sides, sides_like = find_blanks(grid_bgr, stats, colours, kinds, groups,
                                                     cand, cfg.blanks, most=blank_tiles_of(game),
-                                                    glare=washed | clipped | lifted)
-    if inked_jokers:    # a face with no ink is an empty square's
-        blank[:] = blank_by_sides[:] = False
+                                                    glare=washed | clipped | lifted,
+                                                    inked=inked_jokers)
     clock("cells.stats")
 
     cells: list[list[Any]] = [[None] * cols for _ in range(rows)]
