@@ -284,6 +284,11 @@ class TilesConfig:
                                         # the glyph reading stands (side_by_side), and the
                                         # tile model has no one-digit value for it
                                         # (combine_readings)
+    too_wide: float | None = 1.45       # a lone glyph read as a digit this many times as
+                                        # wide for its height as the photo's others read
+                                        # as it surely is two digits touching: as a pair
+                                        # read surely (cell_readings, _too_wide; the real
+                                        # Mathable 81's thin 1 against its 8)
     cellnet_bare_sides: float | None = 3.0  # a square whose sides look like the empty
                                         # squares' (less than z spreads towards the inked
                                         # tiles') takes no joker from the net (cellnet.
@@ -469,7 +474,8 @@ class CellGlyphs:
     zone: Glyph | None = None   # the soft ink of the cell's whole ink zone, unthresholded
                                 # (what :func:`faint_cut` grows the glyphs into)
     two_digits: bool = False    # its plain cut is two digits side by side, read surely
-                                # (:func:`_surely_two_digits`)
+                                # (:func:`_surely_two_digits`), or one glyph too wide
+                                # for one digit of the photo's (:func:`_too_wide`)
 
     @property
     def span(self) -> tuple[int, int, int, int]:
@@ -1738,7 +1744,8 @@ def read_numbers(found: list[CellGlyphs], p: float, game: str,
     """
     cfg = config or TilesConfig()
     readings, tile_probs = cell_readings(found, p, game, cfg, own, stars, features)
-    return {cell: combine_readings(rs, tile_probs.get(cell), cfg)
+    pairs = {cg.cell: cg.two_digits for cg in found}
+    return {cell: combine_readings(rs, tile_probs.get(cell), cfg, pairs[cell])
             for cell, rs in readings.items()}
 
 
@@ -1780,6 +1787,12 @@ def cell_readings(found: list[CellGlyphs], p: float, game: str, config: TilesCon
     for cg, pr in zip(cells, classify([cg.glyphs for cg in cells], features)):
         readings[cg.cell] = [(*decode(pr, cg.seg_ok), cg.glyphs, cg.seg_ok, 1.0)]
         cg.two_digits = mixmath and _surely_two_digits(readings[cg.cell][0], cfg)
+    too_wide = set()    # one glyph, two of the photo's digits wide: cut it in two too
+    if mixmath and cfg.too_wide is not None:
+        too_wide = {cg.cell for cg, wide in zip(
+            cells, _too_wide([readings[cg.cell][0] for cg in cells], cfg)) if wide}
+        for cg in cells:
+            cg.two_digits |= cg.cell in too_wide
     tile_model = tilemodel.load_tile_model() if mixmath and cfg.tile_weight > 0 else None
     tile_probs = {}
     if tile_model is not None and cells:
@@ -1790,7 +1803,7 @@ def cell_readings(found: list[CellGlyphs], p: float, game: str, config: TilesCon
         value, q = readings[cg.cell][0][:2]
         disputed = cg.cell in tile_probs and tilemodel.TILE_VALUES[
             int(np.argmax(tile_probs[cg.cell]))] != value
-        return q < cfg.recut_below or not cg.seg_ok or disputed
+        return q < cfg.recut_below or not cg.seg_ok or disputed or cg.cell in too_wide
 
     # doubtful cells are cut again in other ways
     def faint(cg: CellGlyphs) -> list[list[Glyph]]:
@@ -1809,10 +1822,44 @@ def cell_readings(found: list[CellGlyphs], p: float, game: str, config: TilesCon
     return readings, tile_probs
 
 
-def combine_readings(readings: list[tuple], tile: np.ndarray | None, cfg: TilesConfig
-                     ) -> tuple:
+def _too_wide(plain: list[tuple], cfg: TilesConfig) -> list[bool]:
+    """Of the cells' plain-cut readings (value, q, scores, glyphs, ...), those of one glyph
+    read as a digit (not a 1: blur widens a thin stroke most) at least ``cfg.too_wide``
+    times as wide for its height as the median of the photo's other lone glyphs read as
+    that digit surely (``recut_below``; at least two of them, else no call): the set's
+    face, in this photo's blur. On 360 collages of the real Mathable set (1080p re-shots
+    and full size), its 81 read as one glyph (a thin 1 touching the 8) stood 1.44-1.57
+    times as wide as the photo's 8s, 9s or 5s it was read as (one 1.24, a blurred shot);
+    10 939 lone digits at most 1.43 (1 % over 1.08).
+
+    >>> from vision.tiles import Glyph
+    >>> g = lambda w: [Glyph((0, 0), np.ones((40, w), np.float32), (0, 0, w, 40))]
+    >>> plain = [(8, 0.95, {}, g(26))] * 2 + [(8, 0.6, {}, g(40)), (3, 0.6, {}, g(40))]
+    >>> _too_wide(plain, TilesConfig())
+    [False, False, True, False]
+    """
+    aspect = [r[3][0].box[2] / max(r[3][0].box[3], 1) if len(r[3]) == 1 else np.nan
+              for r in plain]
+    sure: dict = {}
+    for k, r in enumerate(plain):
+        if r[1] >= cfg.recut_below and np.isfinite(aspect[k]):
+            sure.setdefault(r[0], []).append(k)
+    out = []
+    for k, r in enumerate(plain):
+        refs = [aspect[j] for j in sure.get(r[0], []) if j != k]
+        out.append(r[0] in _WIDTH_TELLS and len(refs) >= 2 and np.isfinite(aspect[k])
+                   and aspect[k] >= cfg.too_wide * float(np.median(refs)))
+    return out
+
+
+_WIDTH_TELLS = (0, 2, 3, 4, 5, 6, 7, 8, 9)   # digits whose width blur changes little
+
+
+def combine_readings(readings: list[tuple], tile: np.ndarray | None, cfg: TilesConfig,
+                     two_digits: bool = False) -> tuple:
     """One cell's value from its glyph readings (:func:`cell_readings`) and the tile
-    model's probabilities (46,) or None.
+    model's probabilities (46,) or None; ``two_digits``: its ink is two digits
+    (:attr:`CellGlyphs.two_digits`), no one-digit value.
 
     Glyphs alone: the plain cut's reading, unless another cut reads better even after its
     weight. With the tile model (Mixmath): the glyph evidence for a value is its best
@@ -1843,8 +1890,8 @@ def combine_readings(readings: list[tuple], tile: np.ndarray | None, cfg: TilesC
         glyph[idx[better]] = ev[better]
         source[idx[better]] = k
     post = glyph * np.power(tile, cfg.tile_weight)
-    if _surely_two_digits(readings[0], cfg):
-        post[_VALUE_INDEX[10]] = 0.0   # two digits' ink, read surely: no one-digit value
+    if two_digits or _surely_two_digits(readings[0], cfg):
+        post[_VALUE_INDEX[10]] = 0.0   # two digits' ink: no one-digit value
     post /= post.sum()
     i = int(np.argmax(post))
     _, _, _, cut, ok, _ = readings[source[i]]
