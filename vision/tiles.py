@@ -935,8 +935,8 @@ def _in_line(a: Glyph, b: Glyph, share: float) -> bool:
 def side_by_side(reads: list, shape: tuple[int, int]) -> np.ndarray:
     """(rows, cols) bool: the cells of ``reads`` (:attr:`GridRead.reads`) whose plain cut
     was two glyphs that look like the two digits of one number, read surely
-    (:func:`_surely_two_digits`): such ink is two digits, whatever a whole-tile reader
-    says.
+    (:func:`_surely_two_digits`), or one glyph as wide as two of the photo's digits
+    (:func:`_too_wide`): such ink is two digits, whatever a whole-tile reader says.
 
     >>> reads = [(CellGlyphs((0, 0), two_digits=True), {}), (CellGlyphs((0, 2)), {})]
     >>> side_by_side(reads, (1, 3)).tolist()
@@ -1805,7 +1805,7 @@ def cell_readings(found: list[CellGlyphs], p: float, game: str, config: TilesCon
             int(np.argmax(tile_probs[cg.cell]))] != value
         return q < cfg.recut_below or not cg.seg_ok or disputed or cg.cell in too_wide
 
-    # doubtful cells are cut again in other ways
+    # doubtful cells (and a glyph too wide for one digit) are cut again in other ways
     def faint(cg: CellGlyphs) -> list[list[Glyph]]:
         """The faint cut and its other cuts; not of an operator read as one (a ÷'s dots
         are apart from its bar by design: grown, they join it into a +)."""
