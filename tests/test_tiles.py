@@ -628,7 +628,8 @@ def test_two_digits_side_by_side_read_surely_keep_a_two_digit_value():
         value, _, scores = tiles.decode_mixmath(two)
         readings = [(value, two_digit_q, scores, pair, True, 1.0),
                     (*tiles.decode_mixmath(one), [glyph(10, 20, 24, 36)], True, 0.5)]
-        return tiles.combine_readings(readings, tile, cfg)[0]
+        pair_read = tiles._surely_two_digits(readings[0], cfg)   # as cell_readings marks it
+        return tiles.combine_readings(readings, tile, cfg, pair_read)[0]
 
     assert combined(0.87, tiles.TilesConfig()) == 81
     assert combined(0.87, tiles.TilesConfig(pair_sure=None)) == 8

@@ -457,11 +457,9 @@ def find_blanks(grid_bgr: np.ndarray, stats: CellStats, colours: Squares, kinds:
     """
     if inked:
         cfg = config or BlanksConfig()
-        rows, cols = cand.shape
         plain = groups == "plain"
-        # the empty squares as blank_evidence's outlines tell them (no ink at the centre)
-        bare = ~cand & _tile_coloured(stats.face_lab, cfg) & ~_centre_inked(
-            cv2.blur(stats.grey, (3, 3)), rows, cols, cfg)
+        # the empty squares as blank_evidence takes them, less its outlines' ink test
+        bare = ~cand & _pale_uninked(stats, cfg)[0]
         like = tile_likeness(stats.grey, stats.face_grey, cand & plain, bare & plain, cfg)
         blank = by_sides = np.zeros_like(cand)
     else:
@@ -479,11 +477,7 @@ def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
     cfg = config or BlanksConfig()
     rows, cols = cand.shape
     blank = np.zeros_like(cand)
-    # only light, pale cells with no ink in their very centre may be blanks (or tell what
-    # an empty square looks like: a group of coloured squares is told by the plain ones)
-    tile_coloured = _tile_coloured(stats.face_lab, cfg)
-    grey = cv2.blur(stats.grey, (3, 3))
-    maybe = tile_coloured & ~_centre_inked(grey, rows, cols, cfg)
+    maybe, grey = _pale_uninked(stats, cfg)
     out = face_outlines(grid_bgr, rows, cols, cfg, where=maybe, grey=grey)
     if colours.tile is not None and colours.tile_calibrated:
         # by its colour, with a clean outline (fingers as pale as the tiles show none); not
@@ -532,6 +526,15 @@ def blank_evidence(grid_bgr: np.ndarray, stats: CellStats, colours: Squares,
     if most is not None and (blank | rim).sum() > most:
         rim[:] = False
     return blank | rim, out, evidence, rim, like
+
+
+def _pale_uninked(stats: CellStats, cfg: BlanksConfig) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, cols) bool: the light, pale cells with no ink in their very centre, which
+    alone may be blanks (or tell what an empty square looks like: a group of coloured
+    squares is told by the plain ones); and the grid's grey, 3x3-blurred."""
+    rows, cols = stats.face_grey.shape
+    grey = cv2.blur(stats.grey, (3, 3))
+    return _tile_coloured(stats.face_lab, cfg) & ~_centre_inked(grey, rows, cols, cfg), grey
 
 
 def _tile_coloured(lab: np.ndarray, cfg: BlanksConfig) -> np.ndarray:

@@ -117,7 +117,8 @@ class BoardConfig:
     the other looks did not find)."""
     outline_layout: float = 0.7
     """... and the colours of the squares where the grid puts them follow the layout this
-    well (:func:`vision.board._layout_fit`; the lattice's finds need ``layout_doubt``)."""
+    well (:func:`vision.board._outline_layout_holds`; the lattice's finds need
+    ``layout_doubt``)."""
     outline_layout_lead: float | None = 0.25
     """... or at least ``layout_doubt`` well and by this much better than where the grid
     a cell or two off puts them (a crowded real board, 100 tiles at ~25 px cells and 45°:

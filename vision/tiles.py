@@ -283,7 +283,7 @@ class TilesConfig:
     pair_sure: float | None = 0.8       # ... read this surely (_surely_two_digits): then
                                         # the glyph reading stands (side_by_side), and the
                                         # tile model has no one-digit value for it
-                                        # (combine_readings)
+                                        # (cell_readings, combine_readings)
     too_wide: float | None = 1.45       # a lone glyph read as a digit this many times as
                                         # wide for its height as the photo's others read
                                         # as it surely is two digits touching: as a pair
@@ -1859,7 +1859,8 @@ def combine_readings(readings: list[tuple], tile: np.ndarray | None, cfg: TilesC
                      two_digits: bool = False) -> tuple:
     """One cell's value from its glyph readings (:func:`cell_readings`) and the tile
     model's probabilities (46,) or None; ``two_digits``: its ink is two digits
-    (:attr:`CellGlyphs.two_digits`), no one-digit value.
+    (:attr:`CellGlyphs.two_digits`: a plain cut of two digits read surely, or one glyph
+    too wide for one), no one-digit value.
 
     Glyphs alone: the plain cut's reading, unless another cut reads better even after its
     weight. With the tile model (Mixmath): the glyph evidence for a value is its best
@@ -1890,7 +1891,7 @@ def combine_readings(readings: list[tuple], tile: np.ndarray | None, cfg: TilesC
         glyph[idx[better]] = ev[better]
         source[idx[better]] = k
     post = glyph * np.power(tile, cfg.tile_weight)
-    if two_digits or _surely_two_digits(readings[0], cfg):
+    if two_digits:
         post[_VALUE_INDEX[10]] = 0.0   # two digits' ink: no one-digit value
     post /= post.sum()
     i = int(np.argmax(post))
