@@ -977,9 +977,14 @@ def _sized_components(mask: np.ndarray, lo: float, hi: float) -> np.ndarray:
     lo..hi px by their pixel count: a textured table leaves thousands of specks, which the
     outline tracer would otherwise return one by one. (Only for speed: the outlines kept
     are judged by their size and shape after; counting pixels costs a third of measuring
-    each part's box.)"""
-    n, labels = cv2.connectedComponentsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_BBDT)
-    count = np.bincount(labels.ravel(), minlength=n)
+    each part's box; 16-bit labels counted by calcHist, a quarter of bincount's time on
+    32-bit ones.)"""
+    try:
+        n, labels = cv2.connectedComponentsWithAlgorithm(mask, 8, cv2.CV_16U, cv2.CCL_BBDT)
+        count = cv2.calcHist([labels], [0], None, [n], [0, n]).ravel()
+    except cv2.error:   # more than 65535 parts: a mask of noise
+        n, labels = cv2.connectedComponentsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_BBDT)
+        count = np.bincount(labels.ravel(), minlength=n)
     keep = (count >= (0.5 * lo) ** 2) & (count <= (2 * hi) ** 2)
     keep[0] = False                 # the background
     return np.take(np.where(keep, 255, 0).astype(np.uint8), labels)  # twice as fast as [ ]
