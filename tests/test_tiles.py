@@ -191,6 +191,27 @@ def test_a_tile_on_a_special_square_is_cut_again_from_its_ink_alone(game, seed, 
     assert read.cells[cell[0]][cell[1]] == value
 
 
+def test_thick_tiles_seen_at_a_slant_are_cut_where_their_faces_show():
+    """A rendered own set (seeded) of thick tiles seen at a slant: their faces, and their
+    ink, stand a fifth of a cell left of their squares, and the first digit of a row of
+    pairs lay across the cells' sides (16 17 15 12 read 6 7 56 2). Cut again with the
+    cells moved by the tiles' median offset, every numbered tile reads right."""
+    img, truth, _ = sample_photo("mixmath", 2, 680933247, fonts="held_out", hand=False)
+    grid = oracle_grid(img, truth)
+    p = grid.shape[0] // 14
+    read = tiles.read_grid(grid, "mixmath", shape=(14, 14), tesseract=False)
+    found = tiles.ink_glyphs(grid, 14, 14, tiles.cell_stats(grid, 14, 14), read.is_tile)
+    assert tiles.tile_tops_offset(found, p, 6)[0] < -0.15
+    numbered = [(r, c) for r, row in enumerate(truth["cells"]) for c, v in enumerate(row)
+                if isinstance(v, int)]
+    row = [(8, 6), (8, 7), (8, 8), (8, 9)]
+    assert [truth["cells"][r][c] for r, c in row] == [16, 17, 15, 12]
+    assert all(read.cells[r][c] == truth["cells"][r][c] for r, c in numbered)
+    flat = tiles.read_grid(grid, "mixmath", shape=(14, 14), tesseract=False,
+                           config=tiles.TilesConfig(tile_tops=None))
+    assert [flat.cells[r][c] for r, c in row] != [16, 17, 15, 12]
+
+
 def test_the_dots_of_a_small_divide_are_kept_with_its_bar():
     """A rendered own set (seeded) whose ÷ tokens show dots of a few pixels above and
     below the bar: too small for the speck filter, they were dropped and the ÷ read as a
