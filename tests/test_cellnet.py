@@ -812,8 +812,9 @@ def test_a_number_read_with_a_digit_lost_is_read_whole(seed, cell, value):
                                  fonts="held_out", hand=False)
     r, c = cell
     assert truth["cells"][r][c] == value
-    without = read_board(img, "mixmath",
-                         config=replace(tiles.TilesConfig(), cellnet_digit_count=None))
+    # (nor the re-cut of tiles seen at a slant, which finds the 16's 1 on its own)
+    without = read_board(img, "mixmath", config=replace(
+        tiles.TilesConfig(), cellnet_digit_count=None, tile_tops=None))
     assert without.cells[r][c] == (value % 10 or value // 10)   # the digit it kept
     reading = read_board(img, "mixmath")
     assert reading.cells == truth["cells"]

@@ -188,7 +188,8 @@ def test_a_thin_1_beside_an_8_stands_against_the_nets_8(real_truth):
     truth = real_truth[name]["cells"]
     assert truth[10][8] == 81
     assert read_board(shot.image, "mixmath").cells == truth
-    assert read_board(shot.image, "mixmath", config=TilesConfig(digit_pair=None)
+    # (nor the re-cut of tiles seen at a slant, which parts this 81 well on its own)
+    assert read_board(shot.image, "mixmath", config=TilesConfig(digit_pair=None, tile_tops=None)
                       ).cells[10][8] == 8
 
 
@@ -234,8 +235,9 @@ def test_tiles_read_poorly_on_a_skin_coloured_set_are_no_hand(real_truth, monkey
     skin_like = tiles._skin_like
     monkeypatch.setattr(tiles, "_skin_like", lambda stats, empty, groups, well, glyphed, cfg:
                         skin_like(stats, empty, groups, well, np.zeros_like(glyphed), cfg))
-    assert len(read_board(shot.image, "mixmath", config=tiles.TilesConfig(pair_sure=None)
-                          ).occluded) >= 8
+    # (nor the re-cut of tiles seen at a slant, which reads those tiles better on its own)
+    assert len(read_board(shot.image, "mixmath",
+                          config=tiles.TilesConfig(pair_sure=None, tile_tops=None)).occluded) >= 8
 
 
 @pytest.mark.slow
